@@ -1,0 +1,162 @@
+"""Command line: ``moo info|build|verify|play|prove|compare``.
+
+Heavy modules (numba kernels, searches) are imported inside the commands that need them, so that
+``moo play`` and ``moo verify`` start instantly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import orjson
+
+from .games import GameError, parse_game
+from .tree import TreeError, read_tree, verify
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except (GameError, TreeError, ValueError) as exc:
+        print(f"moo: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("moo: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="moo", description="Optimal decision trees for code-breaking games."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    info = sub.add_parser("info", help="codes, feedback classes and symmetry of a game")
+    info.add_argument("game", help="e.g. bulls-cows, mastermind:4x6, moo:10,11,12, battleship")
+    info.set_defaults(run=cmd_info)
+
+    build = sub.add_parser("build", help="build a decision tree and write it as JSON")
+    build.add_argument("game")
+    how = build.add_mutually_exclusive_group()
+    how.add_argument("--strategy", help="a greedy strategy, e.g. first-consistent")
+    how.add_argument(
+        "--objective",
+        help="exact search: height, total, height,total, total,height, total@K",
+    )
+    build.add_argument("--guesses", choices=("any", "consistent"), default="any")
+    build.add_argument("--seed", type=int, default=0, help="seed of random strategies")
+    build.add_argument("--time-limit", type=float, default=None, help="seconds (exact searches)")
+    build.add_argument("-o", "--output", required=True, help="tree file to write")
+    build.set_defaults(run=cmd_build)
+
+    ver = sub.add_parser("verify", help="replay every secret through a stored tree")
+    ver.add_argument("file")
+    ver.add_argument("--json", action="store_true", help="print the result as JSON")
+    ver.set_defaults(run=cmd_verify)
+
+    # Commands that live in their own modules: each module has configure(subparser) and run(args).
+    for name, module, text in (
+        ("play", "player", "play a stored tree against a person, or be the code maker"),
+        ("prove", "prove", "prove that K guesses are the optimal worst case of a game"),
+        ("compare", "compare", "every strategy and stored tree of a game side by side"),
+    ):
+        _plug(sub, name, module, text)
+    return parser
+
+
+def _plug(sub, name: str, module: str, text: str) -> None:
+    import importlib
+
+    try:
+        mod = importlib.import_module(f".{module}", __package__)
+    except ImportError:
+        return  # not built yet
+    command = sub.add_parser(name, help=text, description=text)
+    mod.configure(command)
+    command.set_defaults(run=mod.run)
+
+
+def cmd_info(args) -> int:
+    import numpy as np
+
+    from .search.context import root_classes
+
+    game = parse_game(args.game)
+    start = time.perf_counter()
+    matrix = game.feedback_matrix()
+    seconds = time.perf_counter() - start
+    values = np.unique(matrix)
+    sym = game.symmetry()
+    print(f"game:             {game.spec}")
+    print(f"codes:            {game.n_codes} ({game.code_rule()})")
+    print(f"example codes:    {game.format_code(0)}, {game.format_code(game.n_codes - 1)}")
+    print(f"feedback:         {' '.join(game.feedback_names)}")
+    print(
+        f"feedback classes: {len(values)}: "
+        + ", ".join(game.format_feedback(int(v)) for v in values)
+    )
+    print(f"symmetry:         {sym.description}")
+    print(f"first-guess classes: {len(root_classes(game))}")
+    print(f"feedback matrix:  {game.n_codes} x {game.n_codes} built in {seconds:.2f} s")
+    return 0
+
+
+def cmd_build(args) -> int:
+    from .search.build import build_tree
+    from .tree import write_tree
+
+    game = parse_game(args.game)
+    if not args.strategy and not args.objective:
+        args.strategy = "first-consistent"
+    start = time.perf_counter()
+    tree = build_tree(
+        game,
+        strategy=args.strategy,
+        objective=args.objective,
+        guesses=args.guesses,
+        seed=args.seed,
+        time_limit=args.time_limit,
+    )
+    tree.meta.setdefault("build_seconds", round(time.perf_counter() - start, 3))
+    stats = write_tree(tree, args.output)
+    label = "optimal" if tree.optimal else "not proven optimal"
+    print(
+        f"{game.spec} {tree.objective} ({tree.guesses} guesses, {label}): "
+        f"height {stats['height']}, "
+        f"total {stats['total']}, average {stats['total'] / stats['secrets']:.4f} "
+        f"-> {args.output}"
+    )
+    if tree.lower_bound is not None and not tree.optimal:
+        print(f"proven lower bound: {tree.lower_bound}")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    tree = read_tree(args.file)
+    result = verify(tree)
+    ok = not result.defects
+    if args.json:
+        out = {"file": args.file, "game": tree.game.spec, "ok": ok, **result.as_json()}
+        out["average"] = round(result.average, 6)
+        out["defects"] = result.defects
+        print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
+        return 0 if ok else 1
+    print(f"{args.file}: {tree.game.spec}, objective {tree.objective}, {tree.guesses} guesses")
+    if not ok:
+        print("DEFECTS:")
+        for defect in result.defects:
+            print(f"  - {defect}")
+        return 1
+    hist = ", ".join(f"{k}: {v}" for k, v in sorted(result.histogram.items()))
+    print(f"secrets {result.secrets}, height {result.height}, total {result.total}, "
+          f"average {result.average:.4f}")
+    print(f"histogram (guesses: secrets) {hist}")
+    print("OK: every secret is solved and the stored stats match")
+    return 0

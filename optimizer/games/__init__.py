@@ -1,0 +1,44 @@
+"""Game families and the spec strings that name them (see shared tree-format notes)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .base import Game, GameError, Symmetry
+from .battleship import Battleship
+from .digits import DigitGame, parse_digit_spec
+
+__all__ = [
+    "Game", "GameError", "Symmetry", "DigitGame", "Battleship", "parse_game", "DEFAULT_GAMES"
+]
+
+ALIASES = {"bullets-maggots": "mastermind:4x10", "hells": "bulls-cows:4x10"}
+
+# The games every batch run covers, in the order reports list them.
+DEFAULT_GAMES = (
+    "bulls-cows:4x10",
+    "mastermind:4x6",
+    "moo:10,11,12",
+    "battleship:4x8x3",
+    "mastermind:4x10",
+)
+
+
+@lru_cache(maxsize=32)
+def parse_game(spec: str) -> Game:
+    """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``."""
+    text = ALIASES.get(spec.strip().lower(), spec.strip().lower())
+    family, _, args = text.partition(":")
+    args = args or None
+    if family in ("bulls-cows", "mastermind", "moo"):
+        return parse_digit_spec(family, args)
+    if family == "battleship":
+        match = re.fullmatch(r"(\d+)x(\d+)x(\d+)", args or "4x8x3")
+        if not match:
+            raise GameError(f"{spec}: expected battleship:RxCxK, e.g. battleship:4x8x3")
+        return Battleship(*(int(g) for g in match.groups()))
+    raise GameError(
+        f"unknown game {spec!r}: use bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, "
+        "moo[:R1,R2,...] or battleship[:RxCxK]"
+    )

@@ -1,0 +1,109 @@
+"""The seed 003 search game: K ships on an R x C board, a guess names K different squares.
+
+Feedback counts each guessed square once, by its distance to the closest ship (Chebyshev, so the
+eight neighbours are at distance 1): exact, one away, two away. A code is a set of K squares; its
+notation lists the squares as column letter + row number, sorted by column then row ("A1 C3 H2").
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+
+from .base import Game, GameError, Symmetry
+
+MAX_CODES = 40_000
+
+
+class Battleship(Game):
+    feedback_names = ("exact", "one-away", "two-away")
+
+    def __init__(self, rows: int, columns: int, ships: int):
+        self.spec = f"battleship:{rows}x{columns}x{ships}"
+        if not (1 <= rows <= 9 and 1 <= columns <= 26):
+            raise GameError(f"{self.spec}: the board needs 1-9 rows and 1-26 columns")
+        squares = rows * columns
+        if not 1 <= ships <= min(squares, 8):
+            raise GameError(f"{self.spec}: between 1 and {min(squares, 8)} ships fit this board")
+        self.rows, self.columns, self.ships = rows, columns, ships
+        # Square id = column * rows + row, so id order is "by column, then row".
+        combos = list(itertools.combinations(range(squares), ships))
+        if len(combos) > MAX_CODES:
+            raise GameError(f"{self.spec}: {len(combos)} codes is more than this tool handles")
+        self.codes = np.array(combos, dtype=np.int8).reshape(-1, ships)
+        self.base = ships + 1
+        self.win = self.feedback_id((ships, 0, 0))
+        col, row = np.divmod(np.arange(squares), rows)
+        self.distance = np.maximum(
+            np.abs(col[:, None] - col[None, :]), np.abs(row[:, None] - row[None, :])
+        ).astype(np.int8)
+
+    # --- codes -------------------------------------------------------------------------------
+    def square_name(self, square: int) -> str:
+        column, row = divmod(int(square), self.rows)
+        return f"{chr(ord('A') + column)}{row + 1}"
+
+    def format_code(self, index: int) -> str:
+        return " ".join(self.square_name(q) for q in self.codes[index])
+
+    def _code_key(self, text: str) -> tuple[int, ...]:
+        names = [t for t in re.split(r"[\s,;]+", text.strip().upper()) if t]
+        squares = []
+        for name in names:
+            match = re.fullmatch(r"([A-Z])(\d)", name)
+            if not match:
+                raise GameError(f"{name!r} is not a square of {self.spec} (A1 to {self._last()})")
+            column, row = ord(match.group(1)) - ord("A"), int(match.group(2)) - 1
+            if not (0 <= column < self.columns and 0 <= row < self.rows):
+                raise GameError(f"{name!r} is not a square of {self.spec} (A1 to {self._last()})")
+            squares.append(column * self.rows + row)
+        if len(set(squares)) != len(squares):
+            raise GameError(f"{text!r}: the squares of a guess must be different")
+        return tuple(sorted(squares))
+
+    def _last(self) -> str:
+        return self.square_name(self.rows * self.columns - 1)
+
+    def code_rule(self) -> str:
+        return f"{self.ships} different squares from A1 to {self._last()}"
+
+    # --- feedback ----------------------------------------------------------------------------
+    def feedback(self, guess: int, secret: int) -> int:
+        counts = [0, 0, 0]
+        ships = self.codes[secret]
+        for q in self.codes[guess]:
+            d = int(self.distance[q, ships].min())
+            if d <= 2:
+                counts[d] += 1
+        return self.feedback_id(tuple(counts))
+
+    def _build_matrix(self) -> np.ndarray:
+        from ..kernels.feedback import battleship_feedback_matrix
+
+        return battleship_feedback_matrix(self.codes, self.distance, self.base)
+
+    # --- symmetry ----------------------------------------------------------------------------
+    def symmetry(self) -> Symmetry:
+        """The board's mirror images (a square board's rotations are left out: they would need
+        the board's rows and columns to be exchangeable, which only holds for R == C)."""
+        squares = np.arange(self.rows * self.columns)
+        col, row = np.divmod(squares, self.rows)
+        mirrors = []
+        for flip_col, flip_row in ((False, False), (True, False), (False, True), (True, True)):
+            c = self.columns - 1 - col if flip_col else col
+            r = self.rows - 1 - row if flip_row else row
+            mirrors.append(c * self.rows + r)
+        index = self._index()
+        perms = np.empty((len(mirrors), self.n_codes), dtype=np.int32)
+        for m, image in enumerate(mirrors):
+            for i, row_ in enumerate(self.codes):
+                perms[m, i] = index[tuple(sorted(int(image[q]) for q in row_))]
+        return Symmetry(
+            kind="perms",
+            position_perms=np.zeros((0, 0), dtype=np.int8),
+            symbol_class=np.zeros(0, dtype=np.int8),
+            code_perms=perms,
+            description=f"{len(mirrors)} mirror images of the board",
+        )

@@ -1,0 +1,1 @@
+"""numba kernels. They take plain numpy arrays and integers; Python objects stay outside."""

@@ -1,0 +1,133 @@
+"""Orbit representatives of guesses under the symmetries that fix every guess made so far.
+
+Every symmetry h that maps each earlier guess to itself maps the candidate set to itself (the
+feedback of gi on h(x) equals that of h(gi) = gi on x), so a guess g and h(g) lead to subtrees of
+equal cost. A guess is kept when it is the lexicographically smallest code of its orbit; code
+indices follow lexicographic order, so for explicit permutations "smallest index" is the same test.
+
+kind 0 ("digits"): h = (position permutation p, symbol permutation s) acting as s(c[p[j]]).
+Fixing the earlier guesses pins s on the symbols they used; symbols never used are free within
+their class, so the smallest image renames them in order of first appearance.
+kind 1 ("perms"): an explicit list of code permutations (the mirror images of a board).
+"""
+
+import numpy as np
+from numba import njit
+
+KIND_DIGITS = 0
+KIND_PERMS = 1
+
+
+@njit(cache=True)
+def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, n_symbols):
+    """The (p, s) pairs fixing every path guess: returns (perms, symbol maps, count, used)."""
+    width = codes.shape[1]
+    used = np.zeros(n_symbols, dtype=np.bool_)
+    for i in range(path_len):
+        for j in range(width):
+            used[codes[path[i], j]] = True
+    m = position_perms.shape[0]
+    perms = np.empty((m, width), dtype=np.int8)
+    maps = np.empty((m, n_symbols), dtype=np.int16)
+    inverse = np.empty(n_symbols, dtype=np.int16)
+    count = 0
+    for k in range(m):
+        p = position_perms[k]
+        smap = maps[count]
+        smap[:] = -1
+        inverse[:] = -1
+        ok = True
+        for i in range(path_len):
+            g = codes[path[i]]
+            for j in range(width):
+                x = g[p[j]]
+                y = g[j]
+                if symbol_class[x] != symbol_class[y]:
+                    ok = False
+                    break
+                if smap[x] == -1 and inverse[y] == -1:
+                    smap[x] = y
+                    inverse[y] = x
+                elif smap[x] != y or inverse[y] != x:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            perms[count] = p
+            count += 1
+    return perms, maps, count, used
+
+
+@njit(cache=True)
+def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols):
+    width = code.shape[0]
+    assigned = np.empty(n_symbols, dtype=np.int16)
+    taken = np.empty(n_symbols, dtype=np.bool_)
+    for k in range(count):
+        assigned[:] = -1
+        taken[:] = False
+        for j in range(width):
+            x = code[perms[k, j]]
+            if used[x]:
+                y = maps[k, x]
+            elif assigned[x] != -1:
+                y = assigned[x]
+            else:
+                y = -1
+                for z in range(n_symbols):
+                    if not used[z] and not taken[z] and symbol_class[z] == symbol_class[x]:
+                        y = z
+                        break
+                assigned[x] = y
+                taken[y] = True
+            if y < code[j]:
+                return False
+            if y > code[j]:
+                break
+    return True
+
+
+@njit(cache=True)
+def representative_mask(
+    guesses, path, path_len, codes, kind, position_perms, symbol_class, n_symbols, code_perms
+):
+    """mask[i] is True when guesses[i] is the smallest code of its orbit."""
+    n = guesses.shape[0]
+    mask = np.ones(n, dtype=np.bool_)
+    if kind == KIND_DIGITS:
+        perms, maps, count, used = digit_stabilizer(
+            codes, path, path_len, position_perms, symbol_class, n_symbols
+        )
+        free = 0
+        for z in range(n_symbols):
+            if not used[z]:
+                free += 1
+        if count == 1 and free <= 1:
+            return mask  # only the identity is left
+        for i in range(n):
+            mask[i] = _digit_is_smallest(
+                codes[guesses[i]], perms, maps, count, used, symbol_class, n_symbols
+            )
+        return mask
+    m = code_perms.shape[0]
+    keep = np.zeros(m, dtype=np.bool_)
+    active = 0
+    for k in range(m):
+        ok = True
+        for i in range(path_len):
+            if code_perms[k, path[i]] != path[i]:
+                ok = False
+                break
+        keep[k] = ok
+        if ok:
+            active += 1
+    if active <= 1:
+        return mask
+    for i in range(n):
+        g = guesses[i]
+        for k in range(m):
+            if keep[k] and code_perms[k, g] < g:
+                mask[i] = False
+                break
+    return mask

@@ -1,0 +1,1 @@
+"""Searches: greedy strategies, the exact height/total searches, and a plain reference search."""
