@@ -261,3 +261,9 @@ def verify(tree: Tree) -> Replay:
         if "histogram" in stated and stated["histogram"] != result.as_json()["histogram"]:
             result.defects.append("stats.histogram differs from what a replay gives")
     return result
+
+
+def tree_filename(spec: str, objective: str, guesses: str) -> str:
+    """Name of a committed tree in trees/, e.g. ``bulls-cows-4x10.height.any.json``."""
+    slug = spec.replace(":", "-").replace(",", "_")
+    return f"{slug}.{objective.replace(',', '+').replace('@', 'at')}.{guesses}.json"
