@@ -13,7 +13,7 @@ import time
 import orjson
 
 from .games import GameError, parse_game
-from .tree import TreeError, read_tree, verify
+from .tree import TreeError, TreeFileError, read_tree, verify
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,6 +32,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def entry() -> None:
+    """Console entry point: `moo ... | head` ends quietly instead of with a traceback."""
+    import signal
+
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    raise SystemExit(main())
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="moo", description="Optimal decision trees for code-breaking games."
@@ -45,7 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="build a decision tree and write it as JSON")
     build.add_argument("game")
     how = build.add_mutually_exclusive_group()
-    how.add_argument("--strategy", help="a greedy strategy, e.g. first-consistent")
+    how.add_argument(
+        "--strategy",
+        help="a greedy strategy: first-consistent, random-consistent, minimax, expected-size, "
+        "entropy, most-parts",
+    )
     how.add_argument(
         "--objective",
         help="exact search: height, total, height,total, total,height, total@K",
@@ -76,8 +89,10 @@ def _plug(sub, name: str, module: str, text: str) -> None:
 
     try:
         mod = importlib.import_module(f".{module}", __package__)
-    except ImportError:
-        return  # not built yet
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.{module}":
+            raise
+        return  # not part of this installation
     command = sub.add_parser(name, help=text, description=text)
     mod.configure(command)
     command.set_defaults(run=mod.run)
@@ -139,7 +154,17 @@ def cmd_build(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    tree = read_tree(args.file)
+    try:
+        tree = read_tree(args.file)
+    except TreeFileError:
+        raise
+    except TreeError as exc:  # the file is there but holds no valid tree: a defect
+        if args.json:
+            out = {"file": args.file, "ok": False, "defects": [str(exc)]}
+            print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
+        else:
+            print(f"DEFECT: {exc}")
+        return 1
     result = verify(tree)
     ok = not result.defects
     if args.json:

@@ -24,6 +24,10 @@ class TreeError(ValueError):
     """A tree file that cannot be read or does not describe a valid strategy."""
 
 
+class TreeFileError(TreeError):
+    """The file itself cannot be opened (as opposed to a defect in what it holds)."""
+
+
 @dataclass
 class Node:
     guess: int
@@ -83,6 +87,7 @@ def write_atomic(path: Path, payload: bytes) -> None:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a tree is a public document
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -95,7 +100,7 @@ def read_tree(path: str | Path) -> Tree:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise TreeError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise TreeFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -144,6 +149,7 @@ def tree_from_json(data, where: str = "tree") -> Tree:
 def _node_from_json(game: Game, raw, place: str, where: str) -> Node:
     # Iterative, so that a degenerate deep file cannot exhaust Python's recursion limit.
     root_holder: dict[int, Node] = {}
+    feedback_ids: dict[str, int] = {}  # a tree has thousands of keys but few distinct ones
     stack = [(raw, place, root_holder, 0)]
     while stack:
         item, at, parent, key = stack.pop()
@@ -160,10 +166,12 @@ def _node_from_json(game: Game, raw, place: str, where: str) -> Node:
         node = Node(guess)
         parent[key] = node
         for text, child in item["next"].items():
-            try:
-                fid = game.parse_feedback(text)
-            except GameError as exc:
-                raise TreeError(f"{where}: {at}.next[{text!r}]: {exc}") from None
+            fid = feedback_ids.get(text)
+            if fid is None:
+                try:
+                    fid = feedback_ids[text] = game.parse_feedback(text)
+                except GameError as exc:
+                    raise TreeError(f"{where}: {at}.next[{text!r}]: {exc}") from None
             if fid == game.win:
                 raise TreeError(
                     f"{where}: {at}.next[{text!r}]: the winning feedback is never a key"

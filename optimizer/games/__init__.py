@@ -25,7 +25,7 @@ DEFAULT_GAMES = (
 )
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=4)  # games keep their feedback matrix: up to 100 MB each
 def parse_game(spec: str) -> Game:
     """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``."""
     text = ALIASES.get(spec.strip().lower(), spec.strip().lower())

@@ -25,8 +25,9 @@ class Battleship(Game):
         if not (1 <= rows <= 9 and 1 <= columns <= 26):
             raise GameError(f"{self.spec}: the board needs 1-9 rows and 1-26 columns")
         squares = rows * columns
-        if not 1 <= ships <= min(squares, 8):
-            raise GameError(f"{self.spec}: between 1 and {min(squares, 8)} ships fit this board")
+        if not 1 <= ships <= min(squares, 5):
+            # feedback ids are bytes: (K + 1) ** 3 of them must stay below 256
+            raise GameError(f"{self.spec}: between 1 and {min(squares, 5)} ships are supported")
         self.rows, self.columns, self.ships = rows, columns, ships
         # Square id = column * rows + row, so id order is "by column, then row".
         combos = list(itertools.combinations(range(squares), ships))

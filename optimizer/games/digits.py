@@ -148,7 +148,10 @@ def parse_digit_spec(family: str, args: str | None) -> DigitGame:
     default = "4x10" if family == "bulls-cows" else "4x6"
     match = _PXS.match(args if args is not None else default)
     if not match:
-        raise GameError(f"{family}:{args}: expected {family}:PxS, e.g. {family}:{default}")
+        letter = "S" if family == "bulls-cows" else "C"
+        raise GameError(
+            f"{family}:{args}: expected {family}:Px{letter}, e.g. {family}:{default}"
+        )
     positions, symbols = int(match.group(1)), int(match.group(2))
     spec = f"{family}:{positions}x{symbols}"
     if family == "bulls-cows":

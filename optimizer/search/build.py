@@ -16,7 +16,7 @@ def build_tree(
     time_limit: float | None = None,
 ) -> Tree:
     if objective is not None:
-        from .exact import build_exact
+        from .driver import build_exact
 
         return build_exact(game, objective, guesses, time_limit=time_limit)
     name = strategy or "first-consistent"
@@ -28,3 +28,26 @@ def build_tree(
     root = grow_tree(game, choose, guesses)
     meta = {"seed": seed} if name.startswith("random") else {}
     return Tree(game=game, root=root, objective=name, guesses=guesses, optimal=False, meta=meta)
+
+
+# Greedy strategies tried, in order, for the starting upper bound of exact total searches.
+INCUMBENTS = ("entropy", "expected-size", "minimax", "first-consistent")
+
+
+def incumbent_tree(game: Game, guesses: str, depth: int):
+    """(total, root) of the best quick greedy tree within ``depth``, or (None, None): a known
+    strategy the exact search must beat or tie, and what it writes if stopped early."""
+    from ..tree import replay
+
+    best = (None, None)
+    for name in INCUMBENTS:
+        if name not in STRATEGIES:
+            continue
+        mode = "consistent" if name == "first-consistent" else guesses
+        root = grow_tree(game, STRATEGIES[name](game, 0), mode)
+        result = replay(Tree(game=game, root=root, objective=name, guesses=mode))
+        if result.height <= depth and (best[0] is None or result.total < best[0]):
+            best = (result.total, root)
+        if name != "first-consistent":
+            break  # one good heuristic is enough
+    return best

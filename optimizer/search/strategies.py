@@ -1,4 +1,16 @@
-"""Greedy strategies: one guess chosen per node by a fixed rule, grown into a whole tree."""
+"""Greedy strategies: one guess chosen per node by a fixed rule, grown into a whole tree.
+
+Each strategy is a factory ``(game, seed) -> choose(candidates, guesses_mode)`` in
+``STRATEGIES``. ``guesses_mode`` is ``"consistent"`` (only candidates may be guessed) or
+``"any"`` (every code may be guessed).
+
+- ``first-consistent`` (seed 000): the lowest candidate.
+- ``random-consistent`` (seeds 001, 002): the candidate that comes first in one shuffle of all
+  codes drawn from ``seed`` -- seed 002's solver, and a repeatable tree for each seed.
+- ``minimax``, ``expected-size``, ``entropy``, ``most-parts``: the guess whose partition of the
+  candidates scores best (see ``optimizer.kernels.heuristics``). Ties: prefer a candidate, then
+  the lowest code.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +23,9 @@ from ..tree import Node
 
 # choose(candidates, guesses_mode) -> guess index; candidates are sorted code indices
 Chooser = Callable[[np.ndarray, str], int]
+
+CONSISTENT_ONLY = ("first-consistent", "random-consistent")
+HEURISTICS = ("minimax", "expected-size", "entropy", "most-parts")
 
 
 def split(matrix: np.ndarray, guess: int, candidates: np.ndarray) -> dict[int, np.ndarray]:
@@ -49,7 +64,39 @@ def first_consistent(candidates: np.ndarray, guesses: str) -> int:
     return int(candidates[0])
 
 
-# name -> factory(game, seed) -> chooser; heuristics register here.
+def random_consistent(game: Game, seed: int) -> Chooser:
+    """Seeds 001/002: shuffle every code once (from ``seed``), guess the first candidate in
+    that order. One shuffle for the whole tree is exactly seed 002's solver for one game."""
+    rank = np.random.default_rng(seed).permutation(game.n_codes)
+
+    def choose(candidates: np.ndarray, guesses: str) -> int:
+        return int(candidates[np.argmin(rank[candidates])])
+
+    return choose
+
+
+def heuristic(rule_name: str) -> Callable[[Game, int], Chooser]:
+    """Factory of a partition-scoring strategy; the numba kernel does the scoring."""
+
+    def factory(game: Game, seed: int) -> Chooser:
+        from ..kernels.heuristics import RULES, choose_guess
+
+        rule = RULES[rule_name]
+        matrix = game.feedback_matrix()
+        every_code = np.arange(game.n_codes, dtype=np.int32)
+
+        def choose(candidates: np.ndarray, guesses: str) -> int:
+            allowed = candidates if guesses == "consistent" else every_code
+            return int(choose_guess(matrix, candidates, allowed, rule))
+
+        return choose
+
+    return factory
+
+
+# name -> factory(game, seed) -> chooser
 STRATEGIES: dict[str, Callable[[Game, int], Chooser]] = {
     "first-consistent": lambda game, seed: first_consistent,
+    "random-consistent": random_consistent,
+    **{name: heuristic(name) for name in HEURISTICS},
 }

@@ -1,0 +1,274 @@
+"""``moo compare GAME``: every greedy strategy and every stored tree of a game in one table.
+
+Each strategy is built now and timed; each tree in ``trees/`` for the same game is read and
+replayed, so every row's figures come from the same replay of every secret. The numba kernels
+are compiled (or loaded from numba's cache) before any build is timed, and that time is shown
+on its own, as is the time to compute the feedback matrix.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from .games import Game, GameError, parse_game
+from .tree import Tree, TreeError, replay, tree_from_json, write_atomic
+
+MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
+
+
+@dataclass
+class Row:
+    """One line of the comparison: a strategy built now, or a stored tree."""
+
+    name: str
+    guesses: str
+    secrets: int
+    total: int
+    height: int
+    histogram: dict[int, int]
+    first_guess: str
+    seconds: float | None  # build time; None when a stored tree does not say
+    source: str = "built"  # "built", or the stored tree's file name
+    note: str = ""  # "optimal", "lower bound N", defects
+    defects: list[str] = field(default_factory=list)
+
+    @property
+    def average(self) -> float:
+        return self.total / self.secrets if self.secrets else 0.0
+
+
+@dataclass
+class Comparison:
+    game: Game
+    rows: list[Row]
+    matrix_seconds: float
+    compile_seconds: float
+    problems: list[str]  # stored files that could not be read
+
+
+# --- rows ----------------------------------------------------------------------------------
+def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") -> Row:
+    """Figures of one tree from a replay of every secret."""
+    result = replay(tree)
+    note = ""
+    if tree.optimal:
+        note = "optimal"
+    elif tree.lower_bound is not None:
+        note = f"lower bound {tree.lower_bound}"
+    if result.defects:
+        note = f"DEFECTS: {result.defects[0]}"
+    return Row(
+        name=name,
+        guesses=tree.guesses,
+        secrets=result.secrets,
+        total=result.total,
+        height=result.height,
+        histogram=dict(sorted(result.histogram.items())),
+        first_guess=tree.game.format_code(tree.root.guess),
+        seconds=seconds,
+        source=source,
+        note=note,
+        defects=result.defects,
+    )
+
+
+def plan(guesses: str = "both") -> list[tuple[str, str]]:
+    """(strategy, guesses mode) pairs to build: the consistent-only strategies once, each
+    heuristic in every requested mode."""
+    from .search.strategies import CONSISTENT_ONLY, HEURISTICS
+
+    pairs = [(name, "consistent") for name in CONSISTENT_ONLY]
+    pairs += [(name, mode) for name in HEURISTICS for mode in MODES[guesses]]
+    return pairs
+
+
+def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool = True) -> list:
+    """Build and time every strategy of ``plan``; tqdm shows progress on a terminal."""
+    from tqdm import tqdm
+
+    from .search.build import build_tree
+
+    rows = []
+    pairs = plan(guesses)
+    bar = tqdm(pairs, desc=game.spec, unit="tree", disable=None if progress else True,
+               leave=False, file=sys.stderr)
+    for name, mode in bar:
+        bar.set_postfix_str(f"{name} {mode}")
+        start = time.perf_counter()
+        tree = build_tree(game, strategy=name, guesses=mode, seed=seed)
+        seconds = time.perf_counter() - start
+        label = f"{name} (seed {seed})" if name == "random-consistent" else name
+        rows.append(row_of(tree, label, seconds))
+    return rows
+
+
+def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
+    """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
+    rows, problems = [], []
+    for path in sorted(Path(trees_dir).glob("*.json")):
+        try:
+            data = orjson.loads(path.read_bytes())
+            if not isinstance(data, dict) or _spec_of(data.get("game")) != game.spec:
+                continue
+            tree = tree_from_json(data, str(path))
+        except (OSError, orjson.JSONDecodeError, TreeError) as exc:
+            problems.append(f"{path.name}: {exc}")
+            continue
+        seconds = tree.meta.get("build_seconds")
+        seconds = float(seconds) if isinstance(seconds, (int, float)) else None
+        rows.append(row_of(tree, tree.objective, seconds, source=path.name))
+    return rows, problems
+
+
+def _spec_of(text) -> str | None:
+    try:
+        return parse_game(str(text)).spec
+    except GameError:
+        return None
+
+
+def warm_up(game: Game) -> float:
+    """Seconds to compile the greedy kernel, or load it from numba's cache (first call)."""
+    start = time.perf_counter()
+    from .kernels.heuristics import RULES, choose_guess
+
+    matrix = np.ascontiguousarray(game.feedback_matrix()[:3, :3])
+    codes = np.arange(3, dtype=np.int32)
+    for rule in RULES.values():
+        choose_guess(matrix, codes, codes, rule)
+    return time.perf_counter() - start
+
+
+def compare(game: Game, trees_dir: str | Path | None = "trees", guesses: str = "both",
+            seed: int = 0, progress: bool = True) -> Comparison:
+    """All rows for ``game``, best total first (then height, then name)."""
+    start = time.perf_counter()
+    game.feedback_matrix()
+    matrix_seconds = time.perf_counter() - start
+    compile_seconds = warm_up(game)
+    rows = built_rows(game, guesses, seed, progress)
+    problems: list[str] = []
+    if trees_dir is not None and Path(trees_dir).is_dir():
+        stored, problems = stored_rows(game, trees_dir)
+        rows += stored
+    rows.sort(key=lambda r: (bool(r.defects), r.total, r.height, r.source != "built", r.name,
+                             r.guesses))
+    return Comparison(game, rows, matrix_seconds, compile_seconds, problems)
+
+
+# --- table ---------------------------------------------------------------------------------
+HEADER = ("strategy / tree", "guesses", "total", "average", "height",
+          "histogram (guesses:secrets)", "first guess", "build s")
+
+
+def histogram_text(histogram: dict[int, int]) -> str:
+    return " ".join(f"{k}:{v}" for k, v in sorted(histogram.items()))
+
+
+def table(rows: list[Row]) -> str:
+    """A Markdown table: readable in a terminal, and pasted as is into the report."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for r in rows:
+        name = r.name if r.source == "built" else f"{r.name} `{r.source}`"
+        if r.note:
+            name += f" ({r.note})"
+        seconds = "-" if r.seconds is None else f"{r.seconds:.2f}"
+        cells = (name, r.guesses, str(r.total), f"{r.average:.4f}", str(r.height),
+                 histogram_text(r.histogram), r.first_guess, seconds)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary(result: Comparison) -> str:
+    """The lines above the table: size of the game and the one-off costs."""
+    game = result.game
+    return (
+        f"{game.spec}: {game.n_codes} secrets; feedback matrix {result.matrix_seconds:.2f} s; "
+        f"greedy kernel compiled or loaded from cache in {result.compile_seconds:.2f} s "
+        "(not in the build times)"
+    )
+
+
+# --- plot ----------------------------------------------------------------------------------
+def plot_png(rows: list[Row], title: str) -> bytes:
+    """Small multiples, one panel per row, sharing both axes: the guess-count distributions
+    side by side. matplotlib is an optional extra (``pip install .[plot]``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError(
+            "--plot needs matplotlib, an optional extra: pip install '.[plot]'"
+        ) from None
+    columns = min(4, len(rows)) or 1
+    lines = -(-len(rows) // columns) or 1
+    fig, axes = plt.subplots(lines, columns, figsize=(3.2 * columns, 2.4 * lines),
+                             sharex=True, sharey=True, squeeze=False)
+    top = max((max(r.histogram) for r in rows if r.histogram), default=1)
+    for ax, r in zip(axes.flat, rows, strict=False):
+        ks = range(1, top + 1)
+        ax.bar(ks, [r.histogram.get(k, 0) for k in ks], color=_colour(r))
+        ax.axvline(r.average, color="black", linewidth=1, linestyle="--")
+        label = r.name if r.source == "built" else f"{r.name} (stored)"
+        ax.set_title(f"{label}, {r.guesses}\navg {r.average:.3f}, max {r.height}", fontsize=8)
+        ax.tick_params(labelsize=7, labelbottom=True)
+        ax.set_xticks(range(1, top + 1))
+    for ax in list(axes.flat)[len(rows):]:
+        ax.axis("off")
+    for ax in axes[-1]:
+        ax.set_xlabel("guesses", fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("secrets", fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _colour(row: Row) -> str:
+    """Optimal stored trees green, other any-guess rows blue, consistent-guess rows orange."""
+    if row.note.startswith("optimal"):
+        return "tab:green"
+    return "tab:blue" if row.guesses == "any" else "tab:orange"
+
+
+# --- command line --------------------------------------------------------------------------
+def configure(parser) -> None:
+    parser.add_argument("game", help="e.g. bulls-cows, mastermind, battleship, moo:10,11,12")
+    parser.add_argument("--trees", default="trees", help="folder of stored trees (default trees)")
+    parser.add_argument("--guesses", choices=tuple(MODES), default="both",
+                        help="guess mode(s) of the heuristics (default both)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of random-consistent")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw the distributions (matplotlib)")
+
+
+def run(args) -> int:
+    game = parse_game(args.game)
+    if args.plot:  # fail before the builds, not after
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                "--plot needs matplotlib, an optional extra: pip install '.[plot]'"
+            ) from None
+    result = compare(game, args.trees, args.guesses, args.seed)
+    print(summary(result))
+    print()
+    print(table(result.rows))
+    for problem in result.problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    if args.plot:
+        write_atomic(Path(args.plot), plot_png(result.rows, f"{game.spec}: guesses per secret"))
+        print(f"plot -> {args.plot}")
+    return 0

@@ -1,0 +1,483 @@
+"""The exact searches: "can these candidates be solved within d guesses?" and "what is the least
+total number of guesses for these candidates within d guesses?", on plain arrays.
+
+Shared machinery, each rule switchable through ``opts`` so that tests can compare with a plain
+search:
+- symmetry (OPT_SYMMETRY): one guess per orbit of the symmetries fixing the guesses so far;
+- partition equality (OPT_DEDUPE): guesses splitting the candidates into the same blocks (with the
+  same winning block) are one guess; a 64-bit signature finds them, an exact check confirms;
+- transposition table (OPT_TT): the value of a node depends only on its candidate set (and depth
+  limit), so results are stored under two independent 64-bit hashes of the set plus its size;
+- counting bounds: with B non-winning answers, d guesses tell apart at most M[d] = 1 + B M[d-1]
+  secrets; the best conceivable total LB[n, d] puts one secret at depth 1, B^(k-1) at depth k.
+
+Every call writes the guess achieving its answer to ``out[0]`` (or -1), so callers rebuild trees.
+The recursion is typed through the non-recursive returns that come first.
+"""
+
+import numpy as np
+from numba import njit
+
+from .symmetry import representative_mask
+
+INF = np.int64(1) << np.int64(40)
+DCAP = 40  # depth limits above this behave as unlimited in the bound tables
+
+OPT_SYMMETRY = 1
+OPT_DEDUPE = 2
+OPT_TT = 4
+OPT_ALL = 7
+
+# stats slots
+ST_NODES = 0
+ST_TT_HITS = 1
+ST_SCORED = 2
+
+_SALT = np.uint64(0x9E3779B97F4A7C15)
+
+
+# --- bound tables ------------------------------------------------------------------------------
+def bound_tables(n_codes: int, branches: int):
+    """M[d]: most secrets d guesses can separate. LB[n, d]: least conceivable total (one secret
+    at depth 1, B at depth 2, B^2 at depth 3, ...). LBN[n, d]: the same when the first guess is
+    not a candidate (nobody at depth 1)."""
+    m = np.zeros(DCAP + 1, dtype=np.int64)
+    for d in range(1, DCAP + 1):
+        m[d] = min(1 + branches * m[d - 1], int(INF))
+    lb = _fill_table(n_codes, branches, first=1)
+    lbn = _fill_table(n_codes, branches, first=0)
+    return m, lb, lbn
+
+
+def _fill_table(n_codes: int, branches: int, first: int) -> np.ndarray:
+    table = np.full((n_codes + 1, DCAP + 1), INF, dtype=np.int64)
+    table[0, :] = 0
+    for d in range(1, DCAP + 1):
+        for n in range(1, n_codes + 1):
+            total, left, level, width = 0, n, 1, first
+            while left > 0 and level <= d:
+                take = min(left, width)
+                total += take * level
+                left -= take
+                level += 1
+                width = branches if width == 0 else min(width * branches, n_codes + 1)
+            if left == 0:
+                table[n, d] = total
+    return table
+
+
+# --- hashing and the transposition table --------------------------------------------------------
+@njit(cache=True)
+def _mix(x):
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def set_hash(cands, z1, z2):
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for c in cands:
+        h1 += z1[c]
+        h2 += z2[c]
+    return h1, h2
+
+
+@njit(cache=True)
+def tt_find(keys, vals, h1, h2, meta):
+    mask = np.uint64(keys.shape[0] - 1)
+    i = np.int64(h1 & mask) & ~np.int64(1)
+    for s in range(i, i + 2):
+        if vals[s, 0] == meta and keys[s, 0] == h1 and keys[s, 1] == h2:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def tt_store(keys, vals, h1, h2, meta, lo, hi, guess):
+    """Keep the entry for the larger candidate set when the bucket is full."""
+    s = tt_find(keys, vals, h1, h2, meta)
+    if s < 0:
+        mask = np.uint64(keys.shape[0] - 1)
+        i = np.int64(h1 & mask) & ~np.int64(1)
+        s = i if vals[i, 0] < vals[i + 1, 0] else i + 1
+        keys[s, 0] = h1
+        keys[s, 1] = h2
+        vals[s, 0] = meta
+        vals[s, 1] = lo
+        vals[s, 2] = hi
+        vals[s, 3] = guess
+        return
+    if lo > vals[s, 1]:
+        vals[s, 1] = lo
+    if hi < vals[s, 2]:
+        vals[s, 2] = hi
+        vals[s, 3] = guess
+
+
+def new_table(bits: int):
+    keys = np.zeros((1 << bits, 2), dtype=np.uint64)
+    vals = np.full((1 << bits, 4), -1, dtype=np.int64)
+    return keys, vals
+
+
+# --- partitions -------------------------------------------------------------------------------
+@njit(cache=True)
+def same_partition(F, g1, g2, cands, win, nf):
+    """True when g1 and g2 split cands into the same blocks, the winning block included."""
+    fwd = np.full(nf, -1, dtype=np.int64)
+    bwd = np.full(nf, -1, dtype=np.int64)
+    for c in cands:
+        a = np.int64(F[g1, c])
+        b = np.int64(F[g2, c])
+        if (a == win) != (b == win):
+            return False
+        if fwd[a] == -1 and bwd[b] == -1:
+            fwd[a] = b
+            bwd[b] = a
+        elif fwd[a] != b or bwd[b] != a:
+            return False
+    return True
+
+
+@njit(cache=True)
+def bucket(F, g, cands, nf, out, starts, sizes):
+    """Counting sort of cands by feedback of g into out; starts/sizes per feedback id."""
+    sizes[:] = 0
+    for c in cands:
+        sizes[F[g, c]] += 1
+    pos = 0
+    for f in range(nf):
+        starts[f] = pos
+        pos += sizes[f]
+    fill = starts.copy()
+    for c in cands:
+        f = F[g, c]
+        out[fill[f]] = c
+        fill[f] += 1
+
+
+@njit(cache=True)
+def _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms, sclass, nsym,
+                cperms, opts):
+    """(allowed guesses, one per symmetry orbit, candidates first; how many are candidates)."""
+    pool = cands if consistent else all_codes
+    if opts & OPT_SYMMETRY:
+        mask = representative_mask(pool, path, plen, codes, kind, pperms, sclass, nsym, cperms)
+    else:
+        mask = np.ones(pool.shape[0], dtype=np.bool_)
+    if consistent:
+        reps = pool[mask]
+        return reps, reps.shape[0]
+    out = np.empty(pool.shape[0], dtype=pool.dtype)
+    k = 0
+    for c in cands:
+        if mask[c]:
+            out[k] = c
+            k += 1
+            mask[c] = False
+    n_cand = k
+    for g in range(pool.shape[0]):
+        if mask[g]:
+            out[k] = g
+            k += 1
+    return out[:k], n_cand
+
+
+@njit(cache=True)
+def _score(F, g, cands, counts, touched, win, LB, dc):
+    """One guess over the candidates: (largest non-winning part, number of parts, one-step total
+    bound n + sum of LB over the non-winning parts). Leaves counts zeroed."""
+    t = 0
+    for c in cands:
+        f = F[g, c]
+        if counts[f] == 0:
+            touched[t] = f
+            t += 1
+        counts[f] += 1
+    largest = 0
+    lb1 = np.int64(cands.shape[0])
+    for i in range(t):
+        f = touched[i]
+        cnt = counts[f]
+        if f != win:
+            if cnt > largest:
+                largest = cnt
+            lb1 += LB[cnt, dc]
+        counts[f] = 0
+    return largest, t, lb1
+
+
+@njit(cache=True)
+def _signature(F, g, cands, z1, win, nf):
+    """Order-free hash of the blocks g splits cands into (the winning block marked)."""
+    acc = np.zeros(nf, dtype=np.uint64)
+    for c in cands:
+        acc[F[g, c]] += z1[c]
+    sig = np.uint64(0)
+    for f in range(nf):
+        if acc[f] != 0:
+            sig += _mix(acc[f] + _SALT) if f == win else _mix(acc[f])
+    return sig
+
+
+@njit(cache=True)
+def _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen):
+    """Whether an already evaluated guess splits cands the same way (hash, then exact check)."""
+    sig = _signature(F, g, cands, z1, win, nf)
+    for i in range(n_seen):
+        if seen_sig[i] == sig and same_partition(F, seen_g[i], g, cands, win, nf):
+            return True, sig
+    return False, sig
+
+
+@njit(cache=True)
+def _parts_by_size(sizes, win, nf):
+    """Non-winning feedback ids with a non-empty part, largest part first."""
+    count = 0
+    for f in range(nf):
+        if f != win and sizes[f] > 0:
+            count += 1
+    ids = np.empty(count, dtype=np.int64)
+    k = 0
+    for f in range(nf):
+        if f != win and sizes[f] > 0:
+            ids[k] = f
+            k += 1
+    order = np.argsort(-sizes[ids], kind="mergesort")
+    return ids[order]
+
+
+# --- height: can the candidates be solved within d guesses? -----------------------------------
+@njit(cache=True)
+def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, nsym, cperms,
+             consistent, win, nf, M, LB, z1, z2, keys, vals, stats, opts, out):
+    n = cands.shape[0]
+    stats[ST_NODES] += 1
+    out[0] = -1
+    if n == 1:
+        if d >= 1:
+            out[0] = cands[0]
+            return True
+        return False
+    if d <= 1 or n > M[min(d, DCAP)]:
+        return False
+    if n == 2:
+        out[0] = cands[0]
+        return True
+    h1, h2 = set_hash(cands, z1, z2)
+    meta = np.int64(n) << 20
+    if opts & OPT_TT:
+        slot = tt_find(keys, vals, h1, h2, meta)
+        if slot >= 0:
+            if vals[slot, 2] <= d:
+                stats[ST_TT_HITS] += 1
+                out[0] = vals[slot, 3]
+                return True
+            if vals[slot, 1] > d:
+                stats[ST_TT_HITS] += 1
+                return False
+    pool, n_cand = _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms,
+                               sclass, nsym, cperms, opts)
+    G = pool.shape[0]
+    counts = np.zeros(nf, dtype=np.int64)
+    touched = np.empty(nf, dtype=np.int64)
+    limit = M[min(d - 1, DCAP)]
+    dc = min(d - 1, DCAP)
+    kept = np.empty(G, dtype=np.int64)
+    order_key = np.empty(G, dtype=np.int64)
+    k = 0
+    for gi in range(G):
+        g = pool[gi]
+        stats[ST_SCORED] += 1
+        largest, parts, lb1 = _score(F, g, cands, counts, touched, win, LB, dc)
+        if largest > limit or largest == n:
+            continue
+        if d == 2:  # every part is a single secret: solved right here
+            out[0] = g
+            if opts & OPT_TT:
+                tt_store(keys, vals, h1, h2, meta, 0, d, g)
+            return True
+        kept[k] = g
+        order_key[k] = (np.int64(largest) << 40) | (np.int64(63 - parts) << 32) | gi
+        k += 1
+    if d > 2 and k > 0:
+        order = np.argsort(order_key[:k])
+        buf = np.empty(n, dtype=np.int32)
+        starts = np.empty(nf, dtype=np.int64)
+        sizes = np.empty(nf, dtype=np.int64)
+        seen_g = np.empty(k, dtype=np.int64)
+        seen_sig = np.empty(k, dtype=np.uint64)
+        n_seen = 0
+        for oi in range(k):
+            g = kept[order[oi]]
+            if opts & OPT_DEDUPE:
+                dup, sig = _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
+                if dup:
+                    continue
+                seen_g[n_seen] = g
+                seen_sig[n_seen] = sig
+                n_seen += 1
+            bucket(F, g, cands, nf, buf, starts, sizes)
+            ids = _parts_by_size(sizes, win, nf)
+            path[plen] = g
+            ok = True
+            for f in ids:
+                sub = buf[starts[f]:starts[f] + sizes[f]]
+                if not feasible(sub, d - 1, path, plen + 1, F, all_codes, codes, kind, pperms,
+                                sclass, nsym, cperms, consistent, win, nf, M, LB, z1, z2,
+                                keys, vals, stats, opts, out):
+                    ok = False
+                    break
+            if ok:
+                out[0] = g
+                if opts & OPT_TT:
+                    tt_store(keys, vals, h1, h2, meta, 0, d, g)
+                return True
+    out[0] = -1
+    if opts & OPT_TT:
+        tt_store(keys, vals, h1, h2, meta, d + 1, INF, -1)
+    return False
+
+
+# --- total: least sum of guesses over the candidates, within d guesses -------------------------
+@njit(cache=True)
+def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, sclass, nsym,
+              cperms, consistent, win, nf, M, LB, LBN, z1, z2, keys, vals, stats, opts, out):
+    """The exact least total when it is below beta; otherwise a proven lower bound >= beta."""
+    n = cands.shape[0]
+    stats[ST_NODES] += 1
+    out[0] = -1
+    if n == 1:
+        if d >= 1:
+            out[0] = cands[0]
+            return np.int64(1)
+        return INF
+    if d > n:
+        d = n
+    if d <= 1 or n > M[min(d, DCAP)]:
+        return INF
+    if n == 2:
+        out[0] = cands[0]
+        return np.int64(3)
+    lb0 = LB[n, min(d, DCAP)]
+    if lb0 >= beta:
+        return lb0
+    h1, h2 = set_hash(cands, z1, z2)
+    meta = (np.int64(n) << 20) + d
+    if opts & OPT_TT:
+        slot = tt_find(keys, vals, h1, h2, meta)
+        if slot >= 0:
+            if vals[slot, 1] == vals[slot, 2]:
+                stats[ST_TT_HITS] += 1
+                out[0] = vals[slot, 3]
+                return vals[slot, 2]
+            if vals[slot, 1] >= beta:
+                stats[ST_TT_HITS] += 1
+                return vals[slot, 1]
+            if vals[slot, 1] > lb0:
+                lb0 = vals[slot, 1]
+    pool, n_cand = _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms,
+                               sclass, nsym, cperms, opts)
+    G = pool.shape[0]
+    counts = np.zeros(nf, dtype=np.int64)
+    touched = np.empty(nf, dtype=np.int64)
+    dc = min(d - 1, DCAP)
+    kept = np.empty(G, dtype=np.int64)
+    bound = np.empty(G, dtype=np.int64)
+    small = np.empty(G, dtype=np.bool_)
+    order_key = np.empty(G, dtype=np.int64)
+    k = 0
+    lb_min = INF  # least bound among guesses left out
+    for gi in range(G):
+        if gi == n_cand:
+            # No guess outside the candidates can beat LBN (nobody is solved at depth 1).
+            lbn = LBN[n, min(d, DCAP)]
+            if lbn >= beta:
+                if lbn < lb_min:
+                    lb_min = lbn
+                break
+        g = pool[gi]
+        stats[ST_SCORED] += 1
+        largest, parts, lb1 = _score(F, g, cands, counts, touched, win, LB, dc)
+        if largest == n or lb1 >= INF:
+            continue
+        if largest <= 2 and lb1 <= lb0:
+            # parts of one or two secrets cost exactly 1 and 3: nothing can do better
+            out[0] = g
+            if opts & OPT_TT:
+                tt_store(keys, vals, h1, h2, meta, lb1, lb1, g)
+            return lb1
+        if lb1 >= beta:
+            if lb1 < lb_min:
+                lb_min = lb1
+            continue
+        kept[k] = g
+        bound[k] = lb1
+        small[k] = largest <= 2
+        order_key[k] = (lb1 << 24) | (np.int64(0 if gi < n_cand else 1) << 23) | gi
+        k += 1
+    order = np.argsort(order_key[:k])
+    buf = np.empty(n, dtype=np.int32)
+    starts = np.empty(nf, dtype=np.int64)
+    sizes = np.empty(nf, dtype=np.int64)
+    seen_g = np.empty(k, dtype=np.int64)
+    seen_sig = np.empty(k, dtype=np.uint64)
+    n_seen = 0
+    best = beta
+    best_g = -1
+    for oi in range(k):
+        j = order[oi]
+        g = kept[j]
+        if bound[j] >= best:
+            if bound[j] < lb_min:
+                lb_min = bound[j]
+            break
+        if small[j]:
+            best = bound[j]
+            best_g = g
+            continue
+        if opts & OPT_DEDUPE:
+            dup, sig = _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
+            if dup:
+                continue
+            seen_g[n_seen] = g
+            seen_sig[n_seen] = sig
+            n_seen += 1
+        bucket(F, g, cands, nf, buf, starts, sizes)
+        ids = _parts_by_size(sizes, win, nf)
+        path[plen] = g
+        total = np.int64(n)
+        rest = bound[j] - n
+        cut = False
+        for f in ids:
+            size = sizes[f]
+            rest -= LB[size, dc]
+            child_beta = best - total - rest
+            sub = buf[starts[f]:starts[f] + size]
+            v = min_total(sub, d - 1, child_beta, path, plen + 1, F, all_codes, codes, kind,
+                          pperms, sclass, nsym, cperms, consistent, win, nf, M, LB, LBN, z1, z2,
+                          keys, vals, stats, opts, out)
+            total += v
+            if v >= child_beta:
+                cut = True
+                if total + rest < lb_min:
+                    lb_min = total + rest
+                break
+        if not cut:
+            best = total
+            best_g = g
+    if best_g >= 0:
+        out[0] = best_g
+        if opts & OPT_TT:
+            tt_store(keys, vals, h1, h2, meta, best, best, best_g)
+        return best
+    out[0] = -1
+    if lb_min > INF:
+        lb_min = INF
+    if lb_min < lb0:
+        lb_min = lb0
+    if opts & OPT_TT:
+        tt_store(keys, vals, h1, h2, meta, lb_min, INF, -1)
+    return lb_min

@@ -1,0 +1,120 @@
+"""Greedy guess choice: score every allowed guess by the partition it makes of the candidates.
+
+A guess splits the remaining candidates into parts, one per feedback (the winning feedback is a
+part of size 1 when the guess is a candidate). Each rule turns the part sizes into one integer
+score, lower is better, so that ties are exact and the choice is repeatable:
+
+- ``MINIMAX`` (Knuth 1977): the size of the largest part.
+- ``EXPECTED_SIZE`` (seed 003): sum of size^2, i.e. n times the expected number of candidates
+  left after the guess.
+- ``ENTROPY``: sum of size * ln(size), scaled and rounded per size to an integer, i.e. the
+  information the feedback gives, negated and shifted (equal part sizes give equal scores
+  whatever the order of the parts).
+- ``MOST_PARTS`` (Kooi 2005): minus the number of parts.
+
+Ties are broken by one documented rule: prefer a guess that is a candidate (it may win now),
+then the lowest code index, which is the lexicographically lowest code. A guess that is not a
+candidate and leaves every candidate in one part teaches nothing and is never chosen.
+
+Plain arrays in and out, no Python objects, so that the kernels compile once and cache.
+"""
+
+import numpy as np
+from numba import njit
+
+MINIMAX = 0
+EXPECTED_SIZE = 1
+ENTROPY = 2
+MOST_PARTS = 3
+
+RULES = {"minimax": MINIMAX, "expected-size": EXPECTED_SIZE, "entropy": ENTROPY,
+         "most-parts": MOST_PARTS}
+
+# size * ln(size) in units of 2**-30: exact integer sums, fine enough to separate partitions.
+ENTROPY_SCALE = float(1 << 30)
+
+
+@njit(cache=True)
+def size_weights(n, rule):
+    """weight[size] for the rules that add a value per part (expected size, entropy)."""
+    weight = np.zeros(n + 1, dtype=np.int64)
+    for size in range(1, n + 1):
+        if rule == EXPECTED_SIZE:
+            weight[size] = size * size
+        elif rule == ENTROPY:
+            weight[size] = np.int64(np.round(size * np.log(size) * ENTROPY_SCALE))
+    return weight
+
+
+@njit(cache=True)
+def score_guess(matrix, guess, candidates, rule, counts, weight):
+    """(score, number of parts) of one guess; ``counts`` is all zero on entry and on exit."""
+    parts = 0
+    largest = 0
+    for j in range(candidates.shape[0]):
+        f = matrix[guess, candidates[j]]
+        c = counts[f] + 1
+        counts[f] = c
+        if c == 1:
+            parts += 1
+        if c > largest:
+            largest = c
+    total = 0
+    for j in range(candidates.shape[0]):
+        f = matrix[guess, candidates[j]]
+        c = counts[f]
+        if c > 0:
+            total += weight[c]
+            counts[f] = 0
+    if rule == MINIMAX:
+        return largest, parts
+    if rule == MOST_PARTS:
+        return -parts, parts
+    return total, parts
+
+
+@njit(cache=True)
+def best_score_possible(n, rule):
+    """The score of a guess that is a candidate and tells every candidate apart."""
+    if rule == MINIMAX:
+        return 1
+    if rule == MOST_PARTS:
+        return -n
+    if rule == ENTROPY:
+        return 0  # 1 * ln 1 per part
+    return n  # EXPECTED_SIZE: 1^2 per part
+
+
+@njit(cache=True)
+def choose_guess(matrix, candidates, guesses, rule):
+    """The guess the rule picks: lowest score, then a candidate, then the lowest code index.
+
+    ``candidates`` and ``guesses`` are sorted code indices; ``matrix`` is F[guess, secret].
+    """
+    n = candidates.shape[0]
+    if n <= 2:
+        return candidates[0]  # a candidate is always best here, and the lowest wins ties
+    is_candidate = np.zeros(matrix.shape[1], dtype=np.bool_)
+    for j in range(n):
+        is_candidate[candidates[j]] = True
+    counts = np.zeros(256, dtype=np.int64)
+    weight = size_weights(n, rule)
+    perfect = best_score_possible(n, rule)
+    best = -1
+    best_score = 0
+    best_is_candidate = False
+    for i in range(guesses.shape[0]):
+        g = guesses[i]
+        score, parts = score_guess(matrix, g, candidates, rule, counts, weight)
+        candidate = is_candidate[g]
+        if parts == 1 and not candidate:
+            continue  # no progress
+        if best < 0 or score < best_score or (
+            score == best_score and candidate and not best_is_candidate
+        ):
+            best = g
+            best_score = score
+            best_is_candidate = candidate
+            if candidate and score == perfect:
+                break  # nothing later can beat it: same score, and a higher index
+    return best

@@ -1,0 +1,411 @@
+"""``moo play``: the computer breaks a person's secret with a stored tree, or a person breaks one.
+
+Modes (the first argument is a tree FILE when such a file exists, else a game spec):
+
+- ``moo play FILE``: the computer guesses, walking the tree; the person types the feedback.
+- ``moo play GAME``: the same without a tree: a random code that fits every answer (seed 001).
+- ``moo play FILE|GAME --secret CODE``: the computer plays against CODE and shows the game.
+- ``moo play FILE|GAME --breaker``: the person guesses a secret the computer drew.
+
+Everything here scores with ``game.feedback`` in plain Python and never imports numba, so a
+stored tree plays at once. Exit status: 0 solved, 1 not solved (gave up, end of input, wrong
+answers, defective tree), 2 bad arguments or unreadable file, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from .games import Game, GameError, parse_game
+from .tree import Node, Tree, TreeError, read_tree
+
+SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
+
+WIN_WORDS = frozenset({"w", "win", "won", "solved", "yes", "y", "right", "correct", "!"})
+ZERO_WORDS = frozenset({"-", "none", "nothing"})
+QUIT_WORDS = frozenset({"q", "quit", "exit", "stop"})
+HELP_WORDS = frozenset({"h", "help", "?"})
+GIVE_UP_WORDS = frozenset({"?", "give up", "giveup", "reveal"}) | QUIT_WORDS
+
+
+class EndOfInput(Exception):
+    """The person closed the input (EOF) or asked to stop."""
+
+
+# --- command line ------------------------------------------------------------------------------
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``moo play`` (the CLI plugs this module in with ``_plug``)."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "examples:\n"
+        "  moo play trees/bulls-cows-4x10.height.any.json      the computer guesses your code\n"
+        "  moo play trees/bulls-cows-4x10.height.any.json --secret 3290\n"
+        "  moo play bullets-maggots --breaker --seed 7         you guess the computer's code\n"
+        "feedback may be typed as 1 2, 1,2, 1b2c, (1, 2) or bbc; w (or 4 0) when solved."
+    )
+    parser.add_argument(
+        "target", metavar="FILE|GAME",
+        help="a stored tree file, or a game spec such as bulls-cows or battleship:4x8x3",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--secret", metavar="CODE",
+        help="let the computer play against CODE and show each step (quote codes with spaces)",
+    )
+    mode.add_argument(
+        "--breaker", action="store_true", help="you are the code breaker: guess the secret"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None,
+        help="random seed of the secret (--breaker) or of the guesses when there is no tree",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play one game; never lets an exception escape as a traceback."""
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        _say("\nInterrupted: game over.")
+        return INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return UNSOLVED
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        game, tree = load_target(args.target)
+        secret = game.parse_code(args.secret) if args.secret is not None else None
+    except (GameError, TreeError) as exc:
+        print(f"moo play: error: {exc}", file=sys.stderr)
+        return USAGE
+    rng = random.Random(args.seed)
+    if args.breaker:
+        return play_breaker(game, rng)
+    guesser = TreeGuesser(tree) if tree is not None else RandomConsistent(rng)
+    if secret is not None:
+        return play_self(game, guesser, secret)
+    return play_maker(game, guesser, _describe_guesser(tree))
+
+
+def load_target(target: str) -> tuple[Game, Tree | None]:
+    """The game and, when ``target`` names an existing file, the tree stored in it."""
+    path = Path(target)
+    if path.is_file():
+        tree = read_tree(path)
+        return tree.game, tree
+    if path.exists():
+        raise TreeError(f"{target}: is a directory, not a tree file")
+    try:
+        return parse_game(target), None
+    except GameError as exc:
+        if target.endswith(".json") or os.sep in target:
+            raise TreeError(f"{target}: no such tree file") from None
+        raise GameError(f"{exc} (or give the path of a tree file)") from None
+
+
+# --- guessers ----------------------------------------------------------------------------------
+class Guesser(Protocol):
+    """Where the computer's guesses come from: a stored tree, or a rule applied on the fly."""
+
+    def next_guess(self, candidates: list[int]) -> int: ...
+
+    def advance(self, reply: int) -> bool: ...
+
+
+class TreeGuesser:
+    """Walks a stored tree: the guess is the current node's, feedback picks the child."""
+
+    def __init__(self, tree: Tree):
+        self.node: Node = tree.root
+
+    def next_guess(self, candidates: list[int]) -> int:
+        return self.node.guess
+
+    def advance(self, reply: int) -> bool:
+        """Follow ``reply``; False when the tree has no branch for it."""
+        child = self.node.next.get(reply)
+        if child is None:
+            return False
+        self.node = child
+        return True
+
+
+class RandomConsistent:
+    """Seed 001's guesser: a random code among those that fit every answer so far."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def next_guess(self, candidates: list[int]) -> int:
+        return self.rng.choice(candidates)
+
+    def advance(self, reply: int) -> bool:
+        return True
+
+
+def _describe_guesser(tree: Tree | None) -> str:
+    if tree is None:
+        return "I pick each guess at random among the codes that fit all your answers."
+    height = (tree.stats or {}).get("height")
+    most = f", at most {height} guesses" if isinstance(height, int) else ""
+    return f"I follow a stored strategy ({tree.objective}{most})."
+
+
+# --- feedback as people type it ------------------------------------------------------------
+def parse_reply(game: Game, text: str) -> int:
+    """Feedback id of what a person typed: ``1 2``, ``1,2``, ``1b2c``, ``(1, 2)``, ``12``,
+    seed 001's letters (``bbc``: two bulls, one cow), ``-`` for nothing, ``w`` when solved."""
+    t = text.strip().lower()
+    if t in WIN_WORDS:
+        return game.win
+    if t in ZERO_WORDS:
+        t = " ".join("0" for _ in game.feedback_names)
+    letters = _letter_counts(game, t)
+    if letters is not None:
+        t = " ".join(str(n) for n in letters)
+    squeezed = t.strip("()[] ")
+    if squeezed.isdigit() and len(squeezed) == len(game.feedback_names):
+        t = " ".join(squeezed)
+    return game.parse_feedback(t)
+
+
+def _letter_counts(game: Game, text: str) -> tuple[int, ...] | None:
+    """Seed 001's letters for bulls and cows (``bbc``: two bulls, one cow), or None when the
+    text is something else. Other games have none: Mastermind's 'w' would clash with 'solved'."""
+    if tuple(game.feedback_names) != ("bulls", "cows"):
+        return None
+    compact = text.replace(" ", "")
+    if not compact or any(ch not in "bc" for ch in compact):
+        return None
+    return compact.count("b"), compact.count("c")
+
+
+def feedback_text(game: Game, fid: int) -> str:
+    """``1 2 (bulls cows)``: the numbers of the tree format, with their names."""
+    return f"{game.format_feedback(fid)} ({' '.join(game.feedback_names)})"
+
+
+def _example_feedback(game: Game) -> str:
+    return "1 2" if len(game.feedback_names) == 2 else "0 2 1"
+
+
+def _can_happen(game: Game, guess: int, fid: int) -> bool:
+    """Whether some code of the game gives ``fid`` to ``guess`` at all."""
+    return any(game.feedback(guess, s) == fid for s in range(game.n_codes))
+
+
+def choices_left(game: Game, candidates: list[int]) -> str:
+    """Seed 001's wording."""
+    if len(candidates) == 1:
+        return f"one choice left; it must be {game.format_code(candidates[0])}"
+    return f"{len(candidates)} choices left"
+
+
+# --- the computer breaks the person's code ------------------------------------------------
+@dataclass
+class Round:
+    guess: int
+    reply: int
+
+
+def play_maker(game: Game, guesser: Guesser, how: str) -> int:
+    """The person holds the secret and answers each guess; wrong answers are caught as soon as
+    no secret fits them all, and then named."""
+    names = " ".join(game.feedback_names)
+    _say(f"Think of a secret code of {game.spec}: {game.code_rule()}.")
+    _say(how)
+    _say(
+        f"Answer each guess with {names}, e.g. {_example_feedback(game)}; "
+        f"w (or {game.format_feedback(game.win)}) when I have it; ? for help, q to stop."
+    )
+    candidates = list(range(game.n_codes))
+    _say(f"{len(candidates)} possible secrets.")
+    history: list[Round] = []
+    try:
+        while True:
+            guess = guesser.next_guess(candidates)
+            _say(f"Guess {len(history) + 1}: {game.format_code(guess)}")
+            reply, remaining = _read_reply(game, guess, candidates)
+            history.append(Round(guess, reply))
+            if not remaining:
+                return _expose(game, history)
+            if reply == game.win:
+                _say(f"Solved: your secret is {game.format_code(guess)}, "
+                     f"found in {_guesses(len(history))}.")
+                return SOLVED
+            candidates = remaining
+            _say(choices_left(game, candidates))
+            if not guesser.advance(reply):
+                return _tree_defect(game, guess, reply, candidates)
+    except EndOfInput:
+        _say("\nNo more answers: game over.")
+        return UNSOLVED
+
+
+def _read_reply(game: Game, guess: int, candidates: list[int]) -> tuple[int, list[int]]:
+    """Ask until the person types a feedback that some code could give; return it with the
+    candidates that agree with it (empty when it contradicts earlier answers)."""
+    prompt = f"  {' '.join(game.feedback_names)}? "
+    while True:
+        text = _ask(prompt)
+        word = text.lower()
+        if word in QUIT_WORDS:
+            raise EndOfInput
+        if word in HELP_WORDS or not word:
+            _say(_maker_help(game))
+            continue
+        try:
+            reply = parse_reply(game, text)
+        except GameError as exc:
+            _say(f"  I do not understand that: {exc}. Type ? for help.")
+            continue
+        remaining = [s for s in candidates if game.feedback(guess, s) == reply]
+        if remaining or _can_happen(game, guess, reply):
+            return reply, remaining
+        _say(f"  {game.format_feedback(reply)} cannot happen: no code of {game.spec} gives "
+             f"that to {game.format_code(guess)}. Please check it and type it again.")
+
+
+def _maker_help(game: Game) -> str:
+    example = _example_feedback(game)
+    forms = f"{example}, {example.replace(' ', ',')} or ({example.replace(' ', ', ')})"
+    if _letter_counts(game, "b") is not None:
+        forms += ", 1b2c, or letters as in bbc (two bulls, one cow)"
+    return (f"  Type the feedback for my guess as the numbers {' '.join(game.feedback_names)}: "
+            f"{forms}.\n  Type w or {game.format_feedback(game.win)} when I have guessed your "
+            "code, q to stop.")
+
+
+def _expose(game: Game, history: list[Round]) -> int:
+    """Seed 002: ask for the secret and name every answer that was not its feedback."""
+    _say("That cannot be: no secret agrees with all your answers, so one of them is wrong.")
+    secret = _ask_secret(game)
+    _say(f"You say your secret is {game.format_code(secret)}.")
+    for r in history:
+        truth = game.feedback(r.guess, secret)
+        if truth != r.reply:
+            _say(f"When I guessed {game.format_code(r.guess)} you replied "
+                 f"{feedback_text(game, r.reply)} but in fact it is {feedback_text(game, truth)}.")
+    return UNSOLVED
+
+
+def _ask_secret(game: Game) -> int:
+    while True:
+        text = _ask("What was your secret? ")
+        if not text:
+            continue
+        try:
+            return game.parse_code(text)
+        except GameError as exc:
+            _say(f"  That is not a valid code: {exc}.")
+
+
+def _tree_defect(game: Game, guess: int, reply: int, candidates: list[int]) -> int:
+    _say(f"The stored tree has no move after {game.format_code(guess)} -> "
+         f"{game.format_feedback(reply)}, although {len(candidates)} secret(s) fit every "
+         "answer: the tree file is incomplete (check it with moo verify).")
+    return UNSOLVED
+
+
+# --- the computer plays against a given secret ------------------------------------------------
+def play_self(game: Game, guesser: Guesser, secret: int) -> int:
+    """Show the whole game against ``secret``: guess, feedback, choices left."""
+    _say(f"{game.spec}, secret {game.format_code(secret)}")
+    candidates = list(range(game.n_codes))
+    for number in range(1, game.n_codes + 2):
+        guess = guesser.next_guess(candidates)
+        reply = game.feedback(guess, secret)
+        shown = f"Guess {number}: {game.format_code(guess)} -> {feedback_text(game, reply)}"
+        if reply == game.win:
+            _say(f"{shown}, solved")
+            _say(f"Solved {game.format_code(secret)} in {_guesses(number)}.")
+            return SOLVED
+        candidates = [s for s in candidates if game.feedback(guess, s) == reply]
+        _say(f"{shown}, {choices_left(game, candidates)}")
+        if not guesser.advance(reply):
+            return _tree_defect(game, guess, reply, candidates)
+    _say("The strategy does not finish: the tree file is defective (check it with moo verify).")
+    return UNSOLVED
+
+
+# --- the person breaks the computer's code ------------------------------------------------
+def play_breaker(game: Game, rng: random.Random) -> int:
+    """Seeds 000 and 002: the computer draws a secret and scores the person's guesses."""
+    secret = rng.randrange(game.n_codes)
+    names = " ".join(game.feedback_names)
+    _say(f"I have picked a secret code of {game.spec}: {game.code_rule()}.")
+    _say(f"Type your guesses; I answer with {names}. Type ? to give up and see the code.")
+    made = 0
+    while True:
+        try:
+            text = _ask(f"Guess {made + 1}: ")
+        except EndOfInput:
+            _say(f"\nNo more guesses. The secret was {game.format_code(secret)}.")
+            return UNSOLVED
+        if text.lower() in GIVE_UP_WORDS or re.fullmatch(r"-\d+", text):
+            _say(f"The secret was {game.format_code(secret)}; you made {_guesses(made)}.")
+            return UNSOLVED
+        if not text or text.lower() in ("h", "help"):
+            _say(f"  Type a code ({game.code_rule()}), or ? to give up.")
+            continue
+        try:
+            guess = game.parse_code(text)
+        except GameError as exc:
+            _say(f"  Not a valid guess: {exc}.")
+            continue
+        made += 1
+        reply = game.feedback(guess, secret)
+        if reply == game.win:
+            _say(f"  {feedback_text(game, reply)}: solved! The secret is "
+                 f"{game.format_code(secret)}; you found it in {_guesses(made)}.")
+            return SOLVED
+        _say(f"  {feedback_text(game, reply)}")
+
+
+# --- console -----------------------------------------------------------------------------------
+def _say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def _ask(prompt: str) -> str:
+    """One line from the person, stripped. Piped input is echoed so transcripts read well."""
+    try:
+        line = input(prompt)
+    except EOFError:
+        raise EndOfInput from None
+    except UnicodeDecodeError:
+        line = "\ufffd"  # not text: rejected as not understood, then asked again
+    except (OSError, RuntimeError):  # stdin closed or missing
+        raise EndOfInput from None
+    if not _is_tty(sys.stdin):
+        print(line, flush=True)
+    return line.strip()
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _guesses(n: int) -> str:
+    return f"{n} guess" if n == 1 else f"{n} guesses"
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``moo play ... | head``), let the interpreter exit quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,0 +1,98 @@
+"""``moo prove GAME --height K``: checks the claim "K guesses is the optimal worst case".
+
+Both halves come from one exhaustive least-height search: a tree of height K is built and replayed
+over every secret, and the search that found no tree of height K - 1 considered every guess class
+at every node (symmetry, partition and table pruning only skip guesses proven equivalent).
+"""
+
+from __future__ import annotations
+
+import time
+
+import orjson
+
+from .games import parse_game
+
+
+def configure(parser) -> None:
+    parser.add_argument("game")
+    parser.add_argument("--height", type=int, required=True, help="the claimed optimal height K")
+    parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: 2)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | None = None,
+                 progress: bool = True) -> dict:
+    """Search the least height (capped at the claim first) and return what was shown."""
+    from .search.driver import Driver
+    from .search.exact import Solver
+    from .tree import Tree, replay
+
+    if claim < 1:
+        raise ValueError("--height must be at least 1")
+    game = parse_game(spec)
+    start = time.monotonic()
+    solver = Solver(game, guesses)
+    setup = time.monotonic() - start
+    driver = Driver(solver, workers=workers, progress=progress)
+    try:
+        capped = driver.min_height(cap=claim)
+        optimum = capped.value if capped.optimal else None
+        beyond = None
+        if optimum is None:  # no tree of height <= claim: find the real optimum
+            beyond = driver.min_height()
+            optimum = beyond.value
+    finally:
+        driver.close()
+    result = {
+        "game": game.spec,
+        "guesses": guesses,
+        "claim": claim,
+        "optimum": optimum,
+        "setup_seconds": round(setup, 3),
+        "search_seconds": round(capped.seconds + (beyond.seconds if beyond else 0), 3),
+        "nodes": capped.nodes + (beyond.nodes if beyond else 0),
+    }
+    found = capped.root if capped.optimal else (beyond.root if beyond else None)
+    if found is not None:
+        tree = Tree(game=game, root=found, objective="height", guesses=guesses, optimal=True)
+        check = replay(tree)
+        result["tree"] = {"height": check.height, "total": check.total,
+                          "replay_defects": len(check.defects)}
+        if check.defects or check.height != optimum:
+            raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
+    result["achievable"] = optimum <= claim
+    result["lower_impossible"] = optimum >= claim
+    result["holds"] = optimum == claim
+    return result
+
+
+def run(args) -> int:
+    result = prove_height(args.game, args.height, args.guesses, args.workers,
+                          progress=not (args.quiet or args.json))
+    if args.json:
+        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        return 0 if result["holds"] else 1
+    k, opt = result["claim"], result["optimum"]
+    print(f"claim: {result['game']} ({result['guesses']} guesses) needs exactly {k} guesses "
+          "in the worst case")
+    tree = result.get("tree")
+    if result["achievable"]:
+        print(f"  [yes] height {k} is enough: a tree of height {tree['height']} was built and "
+              f"replayed over every secret (total {tree['total']})")
+    else:
+        print(f"  [no]  height {k} is not enough: no strategy solves every secret in {k}")
+    if result["lower_impossible"]:
+        print(f"  [yes] height {k - 1} is impossible: exhaustive search found no strategy "
+              f"solving every secret in {k - 1}")
+    else:
+        print(f"  [no]  height {k - 1} is possible: the optimum is {opt}")
+    print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
+          f"(+ {result['setup_seconds']:.2f} s set-up)")
+    if result["holds"]:
+        print(f"PROVEN: the optimal worst case is {k}")
+        return 0
+    print(f"CLAIM FAILS: the optimal worst case is {opt}")
+    return 1

@@ -1,0 +1,329 @@
+"""Runs whole exact searches: the root is split into jobs (one per root guess class and part),
+spread over worker processes that keep their transposition tables between jobs.
+
+- Height: iterative deepening at the root; at each depth the parts of a root class are checked
+  in parallel and the first part that fails rules the class out.
+- Total: branch and bound over root classes in the order of their one-step bound; each part is
+  searched with a cut-off derived from the incumbent and the other parts' lower bounds.
+A time limit or Ctrl-C ends the search with the best tree found so far and a proven lower bound.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm import tqdm
+
+from ..kernels import exact as K
+from ..tree import Node
+from .exact import Solver
+from .pool import WorkerPool
+
+_SOLVER: Solver | None = None  # the worker's solver, inherited through fork
+
+
+@dataclass
+class Outcome:
+    value: int  # least height or total found (or a lower bound when not optimal)
+    root: Node | None
+    optimal: bool
+    lower_bound: int
+    nodes: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+# --- worker side -------------------------------------------------------------------------------
+def _height_job(cands: np.ndarray, depth: int, path: list[int]):
+    """A tree solving a part within ``depth`` guesses, or None when none exists."""
+    s = _SOLVER
+    before = int(s.stats[K.ST_NODES])
+    tree = s.height_tree(depth, cands, path) if s.feasible(cands, depth, path) >= 0 else None
+    return tree, int(s.stats[K.ST_NODES]) - before
+
+
+def _total_job(cands: np.ndarray, depth: int, beta: int, path: list[int]):
+    """Least total of a part within ``depth`` if below ``beta`` (with its tree), else a bound."""
+    s = _SOLVER
+    before = int(s.stats[K.ST_NODES])
+    value, _ = s.min_total(cands, depth, beta, path)
+    tree = s.total_tree(depth, cands, path) if value < beta else None
+    return value, tree, int(s.stats[K.ST_NODES]) - before
+
+
+class _Deferred:
+    """A job run in this process when it is waited for (so a cut-off skips the rest)."""
+
+    def __init__(self, fn, args):
+        self.fn, self.args, self.value = fn, args, None
+
+    def run(self) -> None:
+        self.value = self.fn(*self.args)
+
+    def result(self):
+        return self.value
+
+
+
+# --- parent side -------------------------------------------------------------------------------
+class Driver:
+    """Owns the pool; ``workers=0`` runs every job in this process (tests, tiny games)."""
+
+    def __init__(self, solver: Solver, workers: int | None = None, progress: bool = True,
+                 time_limit: float | None = None):
+        global _SOLVER
+        self.solver = solver
+        self.progress = progress
+        self.deadline = time.monotonic() + time_limit if time_limit else None
+        if workers is None:
+            workers = min(2, os.cpu_count() or 1)
+        _SOLVER = solver
+        self._warm_up()
+        self.pool = None
+        if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            self.pool = WorkerPool(workers)
+
+    def _warm_up(self) -> None:
+        """Compile (or load from cache) the kernels once, before workers are forked."""
+        s = self.solver
+        small = s.root()[:3]
+        s.feasible(small, 2)
+        s.min_total(small, 3)
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the workers; whatever they still run was cancelled by the search already."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def _cancel(self, jobs: list) -> None:
+        for job in jobs:
+            if self.pool is not None:
+                self.pool.cancel(job)
+
+    def _submit(self, fn, *args):
+        if self.pool is None:
+            return _Deferred(fn, args)
+        return self.pool.submit(fn, *args)
+
+    def _wait(self, jobs: list):
+        """The next finished job; None when the time limit is reached."""
+        if self.pool is None:
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                return None
+            jobs[0].run()
+            return jobs[0]
+        timeout = None
+        if self.deadline is not None:
+            timeout = max(0.0, self.deadline - time.monotonic())
+        return self.pool.wait(jobs, timeout)
+
+    # --- the root ------------------------------------------------------------------------------
+    def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
+        """Root guesses, one per symmetry class, with their parts (useless guesses dropped)."""
+        s = self.solver
+        root = s.root()
+        pool = s.ctx.representatives(root, []) if s.opts & K.OPT_SYMMETRY else root
+        if s.guesses == "consistent":
+            pool = np.intersect1d(pool, root)
+        classes = []
+        for g in pool:
+            parts = s.parts(int(g), root)
+            if len(parts) == 1 and len(next(iter(parts.values()))) == len(root):
+                continue
+            classes.append((int(g), parts))
+        return classes
+
+    def min_height(self, cap: int | None = None) -> Outcome:
+        """Iterative deepening at the root: depth d holds when some root class has every part
+        solvable within d - 1; the failures at d - 1 prove the optimum."""
+        start = time.monotonic()
+        s = self.solver
+        n = s.game.n_codes
+        classes = self.root_classes()
+        classes.sort(key=lambda c: (max(len(p) for p in c[1].values()), -len(c[1])))
+        depth = 1
+        while s.M[min(depth, K.DCAP)] < n:
+            depth += 1
+        nodes, interrupted = 0, False
+        bar = tqdm(desc="height: depth", disable=not self.progress, unit="class")
+        try:
+            while cap is None or depth <= cap:
+                bar.set_description(f"height: is {depth} enough")
+                for guess, parts in classes:
+                    if max(len(p) for p in parts.values()) > s.M[min(depth - 1, K.DCAP)]:
+                        continue  # counting alone rules this class out
+                    root, used = self._height_class(guess, parts, depth - 1)
+                    nodes += used
+                    bar.update(1)
+                    if root is not None:
+                        bar.close()
+                        return Outcome(depth, root, True, depth, nodes,
+                                       time.monotonic() - start)
+                depth += 1
+        except (KeyboardInterrupt, TimeoutError):
+            interrupted = True
+        finally:
+            bar.close()
+        seconds = time.monotonic() - start
+        if interrupted:
+            self.close(kill=True)
+            return Outcome(0, None, False, depth, nodes, seconds,
+                           ["interrupted before the search finished"])
+        return Outcome(0, None, False, depth, nodes, seconds,
+                       [f"no tree of height {cap} or less exists"])
+
+    def _height_class(self, guess: int, parts: dict, depth: int):
+        """(root node, nodes) when every part is solvable within ``depth``, else (None, nodes)."""
+        order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
+        futures = {self._submit(_height_job, part, depth, [guess]): fid for fid, part in order}
+        subtrees, nodes = {}, 0
+        pending = list(futures)
+        while pending:
+            future = self._wait(pending)
+            if future is None:
+                raise TimeoutError
+            pending.remove(future)
+            tree, used = future.result()
+            nodes += used
+            if tree is None:
+                self._cancel(pending)
+                return None, nodes
+            subtrees[futures[future]] = tree
+        return Node(guess, {fid: subtrees[fid] for fid, _ in order}), nodes
+
+    def min_total(self, depth: int, upper: int | None = None,
+                  incumbent: Node | None = None) -> Outcome:
+        """Least total within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
+        start = time.monotonic()
+        s = self.solver
+        n = s.game.n_codes
+        dc = min(depth - 1, K.DCAP)
+        classes = []
+        for guess, parts in self.root_classes():
+            bound = n + sum(int(s.LB[len(p), dc]) for p in parts.values())
+            if bound < K.INF:
+                classes.append((bound, guess, parts))
+        classes.sort(key=lambda c: c[0])
+        best = upper + 1 if upper is not None else int(K.INF)
+        best_root, best_value, nodes = incumbent, upper, 0
+        proven = [c[0] for c in classes]  # lower bound per class, raised as parts finish
+        bar = tqdm(total=sum(len(c[2]) for c in classes), desc="total: root parts",
+                   disable=not self.progress, unit="part")
+        interrupted = False
+        try:
+            for index, (bound, guess, parts) in enumerate(classes):
+                if bound >= best:
+                    bar.update(sum(len(c[2]) for c in classes[index:]))
+                    break
+                order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
+                lbs = {fid: int(s.LB[len(p), dc]) for fid, p in order}
+                futures = {}
+                for fid, part in order:
+                    beta = best - n - (sum(lbs.values()) - lbs[fid])
+                    futures[self._submit(_total_job, part, depth - 1, beta, [guess])] = fid
+                exact, subtrees, cut = {}, {}, False
+                pending = list(futures)
+                while pending:
+                    future = self._wait(pending)
+                    if future is None:
+                        raise TimeoutError
+                    pending.remove(future)
+                    value, tree, used = future.result()
+                    nodes += used
+                    bar.update(1)
+                    fid = futures[future]
+                    lbs[fid] = value  # exact, or a lower bound when cut
+                    proven[index] = n + sum(lbs.values())
+                    if tree is None:
+                        cut = True
+                        self._cancel(pending)
+                        bar.update(len(pending))
+                        break
+                    exact[fid] = value
+                    subtrees[fid] = tree
+                    bar.set_postfix(best=best_value, bound=min(proven[index:]))
+                if not cut:
+                    total = n + sum(exact.values())
+                    if total < best:
+                        best, best_value = total, total
+                        best_root = Node(guess, {fid: subtrees[fid] for fid, _ in order})
+                        bar.set_postfix(best=best_value, bound=min(proven[index:] + [best]))
+                proven[index] = max(proven[index], best)
+        except (KeyboardInterrupt, TimeoutError):
+            interrupted = True
+        finally:
+            bar.close()
+        seconds = time.monotonic() - start
+        lower = min(proven) if proven else int(K.INF)
+        if interrupted:
+            self.close(kill=True)
+            return Outcome(best_value or 0, best_root, False, min(lower, best_value or lower),
+                           nodes, seconds, ["interrupted before the search finished"])
+        if best_root is None:
+            return Outcome(0, None, False, lower, nodes, seconds,
+                           [f"no tree of height {depth} or less exists"])
+        return Outcome(best_value, best_root, True, best_value, nodes, seconds)
+
+
+# --- objectives --------------------------------------------------------------------------------
+def build_exact(game, objective: str, guesses: str = "any", time_limit: float | None = None,
+                workers: int | None = None, progress: bool = True):
+    """A Tree for an exact objective, marked optimal only when the search completed."""
+    from ..tree import Tree, replay
+    from .build import incumbent_tree
+    from .exact import Objective
+
+    obj = Objective.parse(objective)
+    solver = Solver(game, guesses)
+    driver = Driver(solver, workers=workers, progress=progress, time_limit=time_limit)
+    meta: dict = {"program": "moo-optimizer", "guesses": guesses}
+    try:
+        if obj.first == "height":
+            out = driver.min_height(cap=obj.depth)
+            meta["height_search"] = _effort(out)
+            if obj.tie == "total" and out.optimal:
+                upper = incumbent_tree(game, guesses, out.value)
+                out = driver.min_total(out.value, *upper)
+                meta["total_search"] = _effort(out)
+        else:
+            depth = obj.depth or game.n_codes
+            out = driver.min_total(depth, *incumbent_tree(game, guesses, depth))
+            meta["total_search"] = _effort(out)
+            if obj.tie == "height" and out.optimal:
+                out = _least_height_at_total(driver, out)
+                meta["height_search"] = _effort(out)
+    finally:
+        driver.close()
+    if out.root is None:
+        raise ValueError(f"{game.spec}: {'; '.join(out.notes) or 'no tree found'}")
+    tree = Tree(game=game, root=out.root, objective=obj.name, guesses=guesses,
+                optimal=out.optimal, meta=meta)
+    if not out.optimal:
+        tree.lower_bound = int(out.lower_bound)
+    replayed = replay(tree)
+    if replayed.defects:  # a search bug must never be written as a result
+        raise RuntimeError("the search built a defective tree: " + replayed.defects[0])
+    return tree
+
+
+def _least_height_at_total(driver: Driver, best: Outcome) -> Outcome:
+    """Among trees of least total, one of least height: raise the depth limit from the least
+    height until a tree within it reaches the unlimited least total."""
+    depth = driver.min_height().value
+    while True:
+        out = driver.min_total(depth, best.value)
+        if out.optimal and out.value == best.value:
+            return out
+        if "interrupted before the search finished" in out.notes:
+            return Outcome(best.value, best.root, False, best.lower_bound, out.nodes,
+                           out.seconds, out.notes)
+        depth += 1
+
+
+def _effort(out: Outcome) -> dict:
+    return {"nodes": out.nodes, "seconds": round(out.seconds, 3), "optimal": out.optimal}

@@ -1,0 +1,68 @@
+"""A plain exhaustive search with no pruning: the definition the fast searches are tested against.
+
+Every allowed guess is tried at every node; the only rules are the definitions themselves: a
+guess that tells nothing apart (one non-winning part holding every candidate) is never part of an
+optimal tree, and the value of a candidate set is a function of the set (so it is memoised).
+Exponential: for games of a few dozen codes only.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from ..games import Game
+
+INFINITY = float("inf")
+
+
+def plain_values(game: Game, guesses: str = "any"):
+    """Functions height(cands) and total(cands, depth) over frozensets of code indices."""
+    matrix = game.feedback_matrix()
+    everything = range(game.n_codes)
+
+    def splits(cands: frozenset):
+        pool = sorted(cands) if guesses == "consistent" else everything
+        for g in pool:
+            parts: dict[int, list[int]] = {}
+            for s in cands:
+                if s != g:
+                    parts.setdefault(int(matrix[g, s]), []).append(s)
+            if len(parts) == 1 and g not in cands:
+                continue  # tells nothing apart
+            yield g, [frozenset(p) for p in parts.values()]
+
+    @cache
+    def height(cands: frozenset) -> int:
+        if len(cands) == 1:
+            return 1
+        best = INFINITY
+        for _, parts in splits(cands):
+            best = min(best, 1 + max((height(p) for p in parts), default=0))
+        return best
+
+    @cache
+    def total(cands: frozenset, depth: int) -> float:
+        if depth < 1:
+            return INFINITY
+        if len(cands) == 1:
+            return 1
+        best = INFINITY
+        for _, parts in splits(cands):
+            best = min(best, len(cands) + sum(total(p, depth - 1) for p in parts))
+        return best
+
+    return height, total
+
+
+def plain_optimum(game: Game, guesses: str = "any", depth: int | None = None):
+    """(min height, min total, min total within the min height) of the whole game."""
+    height, total = plain_values(game, guesses)
+    root = frozenset(range(game.n_codes))
+    h = height(root)
+    unlimited = total(root, depth or game.n_codes)
+    return int(h), int(unlimited), int(total(root, h))
+
+
+__all__ = ["plain_values", "plain_optimum", "np"]

@@ -1,0 +1,435 @@
+"""``moo play`` driven through its standard input, as a person would use it."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from optimizer.cli import main
+from optimizer.games import parse_game
+from optimizer.player import parse_reply
+
+ROOT = Path(__file__).resolve().parents[1]
+BC = parse_game("bulls-cows")
+
+
+class Keyboard(io.TextIOBase):
+    """Standard input whose lines are strings, or functions of the screen so far (so that a
+    simulated person can answer the guess just shown). No lines left means end of input."""
+
+    def __init__(self, screen: io.StringIO, lines):
+        self.screen = screen
+        self.lines = list(lines)
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int = -1) -> str:
+        if not self.lines:
+            return ""
+        item = self.lines.pop(0)
+        return (item(self.screen.getvalue()) if callable(item) else item) + "\n"
+
+
+def play(monkeypatch, args: list[str], lines=()) -> tuple[int, str]:
+    """Exit status and everything ``moo play ARGS`` wrote, stdout and stderr together."""
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setattr(sys, "stdin", Keyboard(screen, lines))
+    status = main(["play", *args])
+    monkeypatch.undo()
+    return status, screen.getvalue()
+
+
+def guesses_shown(screen: str) -> list[str]:
+    return re.findall(r"^Guess \d+: (.+)$", screen, re.M)
+
+
+def person(game, secret: str, lies: dict[int, str] | None = None, style=None):
+    """Answers the last guess on the screen for ``secret``, except at the rounds in ``lies``;
+    gives the secret when asked for it."""
+    lies = lies or {}
+    code = game.parse_code(secret)
+
+    def answer(screen: str) -> str:
+        if screen.endswith("What was your secret? "):
+            return secret
+        shown = guesses_shown(screen)
+        if len(shown) in lies:
+            return lies[len(shown)]
+        fid = game.feedback(game.parse_code(shown[-1]), code)
+        return style(len(shown), fid) if style else game.format_feedback(fid)
+
+    return answer
+
+
+def walk(tree, secret: int) -> list[tuple[int, int]]:
+    """(guess, true feedback) of each round of the tree against ``secret``."""
+    game, node, rounds = tree.game, tree.root, []
+    while True:
+        fid = game.feedback(node.guess, secret)
+        rounds.append((node.guess, fid))
+        if fid == game.win:
+            return rounds
+        node = node.next[fid]
+
+
+def choices_after(game, rounds) -> list[int]:
+    candidates, left = range(game.n_codes), []
+    for guess, fid in rounds:
+        candidates = [s for s in candidates if game.feedback(guess, s) == fid]
+        left.append(len(candidates))
+    return left
+
+
+# --- the computer guesses, the person answers ----------------------------------------------
+
+
+def test_correct_game(monkeypatch, bc_tree, bc_tree_file):
+    rounds = walk(bc_tree, BC.parse_code("3290"))
+    status, screen = play(monkeypatch, [str(bc_tree_file)], [person(BC, "3290")] * 20)
+    assert status == 0
+    assert "5040 possible secrets." in screen
+    assert guesses_shown(screen) == [BC.format_code(g) for g, _ in rounds]
+    left = choices_after(BC, rounds)[:-1]
+    expected = [f"{n} choices left" if n > 1 else "one choice left; it must be 3290" for n in left]
+    assert re.findall(r"^(\d+ choices left|one choice left.*)$", screen, re.M) == expected
+    assert f"Solved: your secret is 3290, found in {len(rounds)} guesses." in screen
+
+
+def test_wrong_answer_is_named(monkeypatch, bc_tree, bc_tree_file):
+    secret = BC.parse_code("1234")
+    (g1, f1), (g2, true2) = walk(bc_tree, secret)[:2]
+    lie = next(f for f in bc_tree.root.next[f1].next if f != true2)  # a branch the tree has
+    lines = [person(BC, "1234", lies={2: BC.format_feedback(lie)})] * 20
+    status, screen = play(monkeypatch, [str(bc_tree_file)], lines)
+    assert status == 1
+    assert "no secret agrees with all your answers" in screen
+    assert "You say your secret is 1234." in screen
+    wrong = re.findall(r"^When I guessed .*$", screen, re.M)
+    assert wrong == [
+        f"When I guessed {BC.format_code(g2)} you replied {BC.format_feedback(lie)} (bulls cows) "
+        f"but in fact it is {BC.format_feedback(true2)} (bulls cows)."
+    ]
+    # said at once: no guess after the answer that no secret fits
+    assert "Guess" not in screen.split("That cannot be")[1]
+
+
+def test_seed_002_lying_session_in_live_mode(monkeypatch):
+    """Without a tree the guesses are random: lie at the first answer (seed 002's session)."""
+    mm = parse_game("bullets-maggots")
+    secret = mm.parse_code("1234")
+
+    def lie(screen: str) -> str:
+        truth = mm.feedback(mm.parse_code(guesses_shown(screen)[0]), secret)
+        return "0 0" if mm.feedback_counts(truth) != (0, 0) else "0 1"
+
+    lines = [lie, *[person(mm, "1234")] * 30]
+    status, screen = play(monkeypatch, ["bullets-maggots", "--seed", "2"], lines)
+    first = guesses_shown(screen)[0]
+    truth = mm.format_feedback(mm.feedback(mm.parse_code(first), secret))
+    assert status == 1
+    wrong = re.findall(r"^When I guessed .*$", screen, re.M)
+    assert wrong == [f"When I guessed {first} you replied {lie(screen)} (black white) but in "
+                     f"fact it is {truth} (black white)."]
+
+
+def first_ruled_out_guess(tree) -> tuple[int, int, int, int]:
+    """A secret, and the round, guess and true feedback where the tree guesses a code that the
+    answers so far have ruled out."""
+    game = tree.game
+    for secret in range(game.n_codes):
+        candidates = set(range(game.n_codes))
+        for k, (guess, fid) in enumerate(walk(tree, secret), start=1):
+            if guess not in candidates:
+                return secret, k, guess, fid
+            candidates = {c for c in candidates if game.feedback(guess, c) == fid}
+    raise AssertionError("the tree only makes consistent guesses")
+
+
+def test_winning_claim_that_cannot_be(monkeypatch, any_tree_file):
+    from optimizer.tree import read_tree
+
+    tree = read_tree(any_tree_file)
+    game = tree.game
+    secret, k, guess, truth = first_ruled_out_guess(tree)
+    lines = [person(game, game.format_code(secret), lies={k: "w"})] * 20
+    status, screen = play(monkeypatch, [str(any_tree_file)], lines)
+    assert status == 1
+    assert (f"When I guessed {game.format_code(guess)} you replied 3 0 (bulls cows) but in fact "
+            f"it is {game.format_feedback(truth)} (bulls cows).") in screen
+
+
+def test_invalid_secret_when_asked(monkeypatch, bc_tree_file):
+    # 0 0 to 0123 leaves codes of 4..9, which share at least two digits with the next guess
+    status, screen = play(monkeypatch, [str(bc_tree_file)], ["0 0", "0 0", "1123", "99", "3290"])
+    assert status == 1
+    assert "That cannot be" in screen
+    assert screen.count("That is not a valid code") == 2
+    assert "'1123' is not a code of bulls-cows:4x10" in screen
+    assert "You say your secret is 3290." in screen
+    assert ("When I guessed 0123 you replied 0 0 (bulls cows) but in fact it is 0 3 (bulls cows)."
+            in screen)
+
+
+STYLES = [
+    lambda b, c: f"{b},{c}",
+    lambda b, c: f"{b}b{c}c",
+    lambda b, c: f"({b}, {c})",
+    lambda b, c: ("b" * b + "c" * c) or "-",  # seed 001's letters
+    lambda b, c: f"{b}{c}",
+    lambda b, c: f" {b}   {c} ",
+]
+
+
+def forgiving(number: int, fid: int) -> str:
+    if fid == BC.win:
+        return "w"
+    return STYLES[number % len(STYLES)](*BC.feedback_counts(fid))
+
+
+def test_forgiving_inputs(monkeypatch, bc_tree, bc_tree_file):
+    rounds = walk(bc_tree, BC.parse_code("3290"))
+    lines = [person(BC, "3290", style=forgiving)] * 20
+    status, screen = play(monkeypatch, [str(bc_tree_file)], lines)
+    assert status == 0
+    assert f"found in {len(rounds)} guesses" in screen
+    assert "understand" not in screen
+
+
+@pytest.mark.parametrize("typed,counts", [
+    ("1 2", (1, 2)), ("1,2", (1, 2)), ("1b2c", (1, 2)), ("(1, 2)", (1, 2)), ("12", (1, 2)),
+    ("bcc", (1, 2)), ("b c c", (1, 2)), ("-", (0, 0)), ("0 0", (0, 0)), ("4 0", (4, 0)),
+    ("w", (4, 0)), ("W", (4, 0)), ("solved", (4, 0)), ("bbbb", (4, 0)),
+])
+def test_parse_reply(typed, counts):
+    assert BC.feedback_counts(parse_reply(BC, typed)) == counts
+
+
+@pytest.mark.parametrize("spec,typed,counts", [
+    ("battleship", "0 2 1", (0, 2, 1)), ("battleship", "021", (0, 2, 1)),
+    ("battleship", "(0,2,1)", (0, 2, 1)), ("battleship", "w", (3, 0, 0)),
+    ("bullets-maggots", "1b2w", (1, 2)), ("bullets-maggots", "w", (4, 0)),
+])
+def test_parse_reply_other_games(spec, typed, counts):
+    game = parse_game(spec)
+    assert game.feedback_counts(parse_reply(game, typed)) == counts
+
+
+def test_invalid_inputs_are_explained_and_asked_again(monkeypatch, bc_tree, bc_tree_file):
+    rounds = walk(bc_tree, BC.parse_code("3290"))
+    bad = ["abc", "5 0", "2 3", "1 2 3", "3 1", "", "?"]
+    status, screen = play(
+        monkeypatch, [str(bc_tree_file)], [*bad, *[person(BC, "3290")] * 20]
+    )
+    assert status == 0
+    assert f"found in {len(rounds)} guesses" in screen  # bad lines do not count as guesses
+    assert screen.count("I do not understand that") == 4
+    assert "should be 2 numbers" in screen
+    assert "between 0 and 4" in screen
+    assert "add up to more than 4" in screen
+    assert "3 1 cannot happen: no code of bulls-cows:4x10 gives that to 0123" in screen
+    assert screen.count("Type the feedback for my guess") == 2  # empty line and ?
+    assert guesses_shown(screen)[0] == "0123"
+
+
+def test_end_of_input(monkeypatch, bc_tree_file):
+    status, screen = play(monkeypatch, [str(bc_tree_file)], ["0 3"])
+    assert status == 1
+    assert "Guess 2:" in screen
+    assert screen.rstrip().endswith("No more answers: game over.")
+
+
+def test_end_of_input_when_asked_for_the_secret(monkeypatch, bc_tree_file):
+    status, screen = play(monkeypatch, [str(bc_tree_file)], ["0 0", "0 0"])
+    assert status == 1
+    assert screen.rstrip().endswith("What was your secret? \nNo more answers: game over.")
+    assert screen.rstrip().endswith("No more answers: game over.")
+
+
+def test_quit(monkeypatch, bc_tree_file):
+    status, screen = play(monkeypatch, [str(bc_tree_file)], ["q"])
+    assert status == 1
+    assert "game over" in screen
+
+
+def test_live_mode_battleship(monkeypatch):
+    game = parse_game("battleship")
+    lines = [person(game, "A1 D2 B3")] * 40
+    status, screen = play(monkeypatch, ["battleship", "--seed", "1"], lines)
+    assert status == 0
+    assert "Solved: your secret is A1 B3 D2" in screen
+    assert "exact one-away two-away?" in screen
+
+
+def test_live_mode_moo_ranges(monkeypatch):
+    game = parse_game("moo:10,11,12")
+    lines = [person(game, "9 10 0")] * 30
+    status, screen = play(monkeypatch, ["moo:10,11,12", "--seed", "4"], lines)
+    assert status == 0
+    assert "Solved: your secret is 9 10 0" in screen
+
+
+# --- the computer plays against a given secret --------------------------------------------
+
+
+def test_secret(monkeypatch, bc_tree, bc_tree_file):
+    rounds = walk(bc_tree, BC.parse_code("3290"))
+    status, screen = play(monkeypatch, [str(bc_tree_file), "--secret", "3290"])
+    assert status == 0
+    lines = [line for line in screen.splitlines() if line.startswith("Guess")]
+    left = choices_after(BC, rounds)
+    for line, (guess, fid), n in zip(lines, rounds, left, strict=True):
+        assert line.startswith("Guess ")
+        assert f": {BC.format_code(guess)} -> {BC.format_feedback(fid)} (bulls cows)" in line
+        assert line.endswith("solved" if fid == BC.win else
+                             (f"{n} choices left" if n > 1 else "it must be 3290"))
+    assert screen.rstrip().endswith(f"Solved 3290 in {len(rounds)} guesses.")
+
+
+def test_secret_without_a_tree(monkeypatch):
+    status, screen = play(monkeypatch, ["battleship", "--secret", "h2 c3 a1", "--seed", "3"])
+    assert status == 0
+    assert "Solved A1 C3 H2 in" in screen
+
+
+def test_invalid_secret_argument(monkeypatch, bc_tree_file):
+    status, screen = play(monkeypatch, [str(bc_tree_file), "--secret", "1123"])
+    assert status == 2
+    assert "'1123' is not a code of bulls-cows:4x10" in screen
+
+
+@pytest.mark.parametrize("target,message", [
+    ("nowhere/tree.json", "no such tree file"),
+    ("chess", "unknown game 'chess'"),
+    ("bulls-cows:5x3", "5 distinct symbols cannot come from 3"),
+])
+def test_bad_target(monkeypatch, target, message):
+    status, screen = play(monkeypatch, [target])
+    assert status == 2
+    assert message in screen
+
+
+def test_unreadable_tree(monkeypatch, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"format": "decision-tree", "version": 1, "game"')
+    status, screen = play(monkeypatch, [str(path)])
+    assert status == 2
+    assert "not valid JSON" in screen
+
+
+# --- the person guesses --------------------------------------------------------------------
+
+
+def drawn_secret(monkeypatch, args: list[str]) -> str:
+    status, screen = play(monkeypatch, args, ["?"])
+    assert status == 1
+    return re.search(r"The secret was (.+?); you made 0 guesses\.", screen).group(1)
+
+
+def test_breaker_with_seed(monkeypatch):
+    secret = drawn_secret(monkeypatch, ["bulls-cows", "--breaker", "--seed", "7"])
+    assert drawn_secret(monkeypatch, ["bulls-cows", "--breaker", "--seed", "7"]) == secret
+    wrong = "0123" if secret != "0123" else "4567"
+    expected = BC.format_feedback(BC.feedback(BC.parse_code(wrong), BC.parse_code(secret)))
+    lines = ["12", "1123", "hello", wrong, secret]
+    status, screen = play(monkeypatch, ["bulls-cows", "--breaker", "--seed", "7"], lines)
+    assert status == 0
+    assert screen.count("Not a valid guess") == 3
+    assert "'1123' is not a code of bulls-cows:4x10: 4 symbols from 0 to 9, all different" in screen
+    assert f"  {expected} (bulls cows)\n" in screen
+    assert f"solved! The secret is {secret}; you found it in 2 guesses." in screen
+
+
+@pytest.mark.parametrize("give_up", ["?", "give up", "-1"])
+def test_breaker_gives_up(monkeypatch, give_up):
+    status, screen = play(monkeypatch, ["mastermind", "--breaker", "--seed", "1"],
+                          ["0000", give_up])
+    assert status == 1
+    assert re.search(r"The secret was [0-5]{4}; you made 1 guess\.", screen)
+
+
+def test_breaker_end_of_input_reveals(monkeypatch):
+    status, screen = play(monkeypatch, ["battleship", "--breaker", "--seed", "3"], ["A1 B2 C3"])
+    assert status == 1
+    assert re.search(r"No more guesses\. The secret was [A-H][1-4] [A-H][1-4] [A-H][1-4]\.",
+                     screen)
+
+
+def test_breaker_with_a_tree_file_uses_its_game(monkeypatch, small_tree_file):
+    status, screen = play(monkeypatch, [str(small_tree_file), "--breaker", "--seed", "1"])
+    assert "bulls-cows:3x5" in screen and status == 1
+
+
+# --- a real process --------------------------------------------------------------------------
+
+
+def moo_process(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, *args], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, **kwargs,
+    )
+
+
+CHECK_IMPORTS = """
+import sys
+from optimizer.cli import main
+status = main(sys.argv[1:])
+heavy = [m for m in sys.modules if m.split(".")[0] == "numba" or m.startswith("optimizer.kernels")
+         or m.startswith("optimizer.search")]
+print("heavy modules:", heavy, file=sys.stderr)
+raise SystemExit(status)
+"""
+
+
+def test_process_needs_no_numba_and_shows_no_traceback(bc_tree_file):
+    proc = moo_process("-c", CHECK_IMPORTS, "play", str(bc_tree_file))
+    out, err = proc.communicate(b"0 3\nnonsense\n", timeout=60)
+    text, log = out.decode(), err.decode()
+    assert proc.returncode == 1
+    assert "Guess 2:" in text and "game over" in text
+    assert "Traceback" not in log
+    assert "heavy modules: []" in log
+
+
+def test_module_entry_point(bc_tree_file):
+    proc = moo_process("-m", "optimizer", "play", str(bc_tree_file), "--secret", "3290")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.decode().rstrip().endswith("Solved 3290 in 8 guesses.")
+
+
+def read_until(proc: subprocess.Popen, marker: bytes, timeout: float = 30) -> bytes:
+    seen, fd, end = b"", proc.stdout.fileno(), time.monotonic() + timeout
+    while marker not in seen:
+        ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+        if not ready:
+            raise AssertionError(f"no {marker!r} within {timeout} s; saw {seen!r}")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_ends_cleanly(bc_tree_file):
+    proc = moo_process("-m", "optimizer", "play", str(bc_tree_file))
+    try:
+        read_until(proc, b"bulls cows? ")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert b"Traceback" not in err
