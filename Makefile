@@ -16,7 +16,7 @@ run: $(STAMP)
 	$(BIN)/python scripts/main_job.py
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 trees: $(STAMP)
 	$(BIN)/python scripts/make_trees.py
