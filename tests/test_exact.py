@@ -27,6 +27,7 @@ RULES = {
     "no-symmetry": K.OPT_ALL & ~K.OPT_SYMMETRY,
     "no-dedupe": K.OPT_ALL & ~K.OPT_DEDUPE,
     "no-table": K.OPT_ALL & ~K.OPT_TT,
+    "no-dead": K.OPT_ALL & ~K.OPT_DEAD,
     "none": 0,
 }
 

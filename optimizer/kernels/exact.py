@@ -6,6 +6,9 @@ search:
 - symmetry (OPT_SYMMETRY): one guess per orbit of the symmetries fixing the guesses so far;
 - partition equality (OPT_DEDUPE): guesses splitting the candidates into the same blocks (with the
   same winning block) are one guess; a 64-bit signature finds them, an exact check confirms;
+- dead symbols (OPT_DEAD, digit games with equal ranges): a symbol in no candidate never scores,
+  so guesses that agree on the live symbol at every position get the same feedback from every
+  candidate; only the first of them is scored;
 - transposition table (OPT_TT): the value of a node depends only on its candidate set (and depth
   limit), so results are stored under two independent 64-bit hashes of the set plus its size;
 - counting bounds: with B non-winning answers, d guesses tell apart at most M[d] = 1 + B M[d-1]
@@ -26,7 +29,8 @@ DCAP = 40  # depth limits above this behave as unlimited in the bound tables
 OPT_SYMMETRY = 1
 OPT_DEDUPE = 2
 OPT_TT = 4
-OPT_ALL = 7
+OPT_DEAD = 8
+OPT_ALL = 15
 
 # stats slots
 ST_NODES = 0
@@ -38,32 +42,51 @@ _SALT = np.uint64(0x9E3779B97F4A7C15)
 
 # --- bound tables ------------------------------------------------------------------------------
 def bound_tables(n_codes: int, branches: int):
-    """M[d]: most secrets d guesses can separate. LB[n, d]: least conceivable total (one secret
-    at depth 1, B at depth 2, B^2 at depth 3, ...). LBN[n, d]: the same when the first guess is
-    not a candidate (nobody at depth 1)."""
-    m = np.zeros(DCAP + 1, dtype=np.int64)
-    for d in range(1, DCAP + 1):
-        m[d] = min(1 + branches * m[d - 1], int(INF))
-    lb = _fill_table(n_codes, branches, first=1)
-    lbn = _fill_table(n_codes, branches, first=0)
+    """Counting bounds for every branching factor B <= branches (the most non-winning answers a
+    guess can get on a set; a subset never allows more, so a node's B holds below it):
+    M[B, d] most secrets d guesses can separate; LB[B, n, d] least conceivable total (one secret
+    at depth 1, B at depth 2, B^2 at depth 3, ...); LBN[B, n, d] the same when the first guess
+    is not a candidate. Column DCAP stands for "no depth limit"."""
+    return _bound_tables(n_codes, branches)
+
+
+@njit(cache=True)
+def _bound_tables(n_codes, branches):
+    m = np.zeros((branches + 1, DCAP + 1), dtype=np.int64)
+    lb = np.full((branches + 1, n_codes + 1, DCAP + 1), INF, dtype=np.int64)
+    lbn = np.full((branches + 1, n_codes + 1, DCAP + 1), INF, dtype=np.int64)
+    for b in range(branches + 1):
+        for d in range(1, DCAP + 1):
+            levels = d if d < DCAP else n_codes + 1
+            m[b, d] = _fill(n_codes, b, 1, levels, lb[b, :, d])
+            _fill(n_codes, b, 0, levels, lbn[b, :, d])
+        lb[b, 0, :] = 0
+        lbn[b, 0, :] = 0
     return m, lb, lbn
 
 
-def _fill_table(n_codes: int, branches: int, first: int) -> np.ndarray:
-    table = np.full((n_codes + 1, DCAP + 1), INF, dtype=np.int64)
-    table[0, :] = 0
-    for d in range(1, DCAP + 1):
-        for n in range(1, n_codes + 1):
-            total, left, level, width = 0, n, 1, first
-            while left > 0 and level <= d:
-                take = min(left, width)
-                total += take * level
-                left -= take
-                level += 1
-                width = branches if width == 0 else min(width * branches, n_codes + 1)
-            if left == 0:
-                table[n, d] = total
-    return table
+@njit(cache=True)
+def _fill(size, b, first, levels, out):
+    """out[n] (n <= size) = least sum of depths of n secrets when depth 1 holds `first` and each
+    level b times the one before; returns how many secrets fit within `levels` (at most size)."""
+    width = first
+    placed = 0
+    total = 0
+    level = 1
+    while level <= levels and placed < size:
+        take = min(width, size - placed)
+        for _ in range(take):
+            placed += 1
+            total += level
+            out[placed] = total
+        if width == 0:
+            width = b
+        else:
+            width = min(width * b, size)
+        if width == 0:
+            break
+        level += 1
+    return placed
 
 
 # --- hashing and the transposition table --------------------------------------------------------
@@ -160,7 +183,7 @@ def bucket(F, g, cands, nf, out, starts, sizes):
 
 @njit(cache=True)
 def _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms, sclass, nsym,
-                cperms, opts):
+                cperms, opts, dead_ok):
     """(allowed guesses, one per symmetry orbit, candidates first; how many are candidates)."""
     pool = cands if consistent else all_codes
     if opts & OPT_SYMMETRY:
@@ -178,17 +201,47 @@ def _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms, s
             k += 1
             mask[c] = False
     n_cand = k
-    for g in range(pool.shape[0]):
-        if mask[g]:
-            out[k] = g
-            k += 1
+    if dead_ok and (opts & OPT_DEAD):
+        k = _live_patterns(cands, codes, nsym, mask, out, k)
+    else:
+        for g in range(pool.shape[0]):
+            if mask[g]:
+                out[k] = g
+                k += 1
     return out[:k], n_cand
 
 
 @njit(cache=True)
+def _live_patterns(cands, codes, nsym, mask, out, k):
+    """Append to out the non-candidate guesses of mask, one per pattern of live symbols."""
+    width = codes.shape[1]
+    live = np.zeros(nsym, dtype=np.bool_)
+    for c in cands:
+        for j in range(width):
+            live[codes[c, j]] = True
+    size = 1
+    for _ in range(width):
+        size *= nsym + 1
+    seen = np.zeros(size, dtype=np.bool_)
+    for g in range(mask.shape[0]):
+        if not mask[g]:
+            continue
+        key = 0
+        for j in range(width):
+            x = codes[g, j]
+            key = key * (nsym + 1) + (x if live[x] else nsym)
+        if not seen[key]:
+            seen[key] = True
+            out[k] = g
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def _score(F, g, cands, counts, touched, win, LB, dc):
-    """One guess over the candidates: (largest non-winning part, number of parts, one-step total
-    bound n + sum of LB over the non-winning parts). Leaves counts zeroed."""
+    """One guess over the candidates: (largest non-winning part, number of non-winning parts,
+    one-step total bound n + sum of LB over the non-winning parts, whether g is a candidate).
+    LB is the table of one branching factor. Leaves counts zeroed."""
     t = 0
     for c in cands:
         f = F[g, c]
@@ -198,6 +251,7 @@ def _score(F, g, cands, counts, touched, win, LB, dc):
         counts[f] += 1
     largest = 0
     lb1 = np.int64(cands.shape[0])
+    is_cand = False
     for i in range(t):
         f = touched[i]
         cnt = counts[f]
@@ -205,8 +259,10 @@ def _score(F, g, cands, counts, touched, win, LB, dc):
             if cnt > largest:
                 largest = cnt
             lb1 += LB[cnt, dc]
+        else:
+            is_cand = True
         counts[f] = 0
-    return largest, t, lb1
+    return largest, t - (1 if is_cand else 0), lb1, is_cand
 
 
 @njit(cache=True)
@@ -251,8 +307,10 @@ def _parts_by_size(sizes, win, nf):
 
 # --- height: can the candidates be solved within d guesses? -----------------------------------
 @njit(cache=True)
-def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, nsym, cperms,
-             consistent, win, nf, M, LB, z1, z2, keys, vals, stats, opts, out):
+def feasible(cands, d, bmax, path, plen, F, all_codes, codes, kind, pperms, sclass, nsym, cperms,
+             consistent, win, nf, M, LB, z1, z2, keys, vals, stats, opts, dead_ok, out):
+    """Whether cands can be solved within d guesses; bmax bounds the non-winning answers any
+    guess gets on them (inherited from the parent, whose set contains them)."""
     n = cands.shape[0]
     stats[ST_NODES] += 1
     out[0] = -1
@@ -261,7 +319,7 @@ def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, ns
             out[0] = cands[0]
             return True
         return False
-    if d <= 1 or n > M[min(d, DCAP)]:
+    if d <= 1 or n > M[bmax, min(d, DCAP)]:
         return False
     if n == 2:
         out[0] = cands[0]
@@ -279,19 +337,23 @@ def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, ns
                 stats[ST_TT_HITS] += 1
                 return False
     pool, n_cand = _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms,
-                               sclass, nsym, cperms, opts)
+                               sclass, nsym, cperms, opts, dead_ok)
     G = pool.shape[0]
     counts = np.zeros(nf, dtype=np.int64)
     touched = np.empty(nf, dtype=np.int64)
-    limit = M[min(d - 1, DCAP)]
     dc = min(d - 1, DCAP)
+    limit = M[bmax, dc]
     kept = np.empty(G, dtype=np.int64)
+    kept_largest = np.empty(G, dtype=np.int64)
     order_key = np.empty(G, dtype=np.int64)
     k = 0
+    branching = 0  # the most non-winning parts any guess makes here: holds for every subset
     for gi in range(G):
         g = pool[gi]
         stats[ST_SCORED] += 1
-        largest, parts, lb1 = _score(F, g, cands, counts, touched, win, LB, dc)
+        largest, parts, lb1, is_cand = _score(F, g, cands, counts, touched, win, LB[bmax], dc)
+        if parts > branching:
+            branching = parts
         if largest > limit or largest == n:
             continue
         if d == 2:  # every part is a single secret: solved right here
@@ -300,9 +362,11 @@ def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, ns
                 tt_store(keys, vals, h1, h2, meta, 0, d, g)
             return True
         kept[k] = g
+        kept_largest[k] = largest
         order_key[k] = (np.int64(largest) << 40) | (np.int64(63 - parts) << 32) | gi
         k += 1
-    if d > 2 and k > 0:
+    limit = M[branching, dc]
+    if d > 2 and k > 0 and n <= M[branching, min(d, DCAP)]:
         order = np.argsort(order_key[:k])
         buf = np.empty(n, dtype=np.int32)
         starts = np.empty(nf, dtype=np.int64)
@@ -311,6 +375,8 @@ def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, ns
         seen_sig = np.empty(k, dtype=np.uint64)
         n_seen = 0
         for oi in range(k):
+            if kept_largest[order[oi]] > limit:
+                break  # sorted by largest part: no later guess fits either
             g = kept[order[oi]]
             if opts & OPT_DEDUPE:
                 dup, sig = _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
@@ -325,9 +391,9 @@ def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, ns
             ok = True
             for f in ids:
                 sub = buf[starts[f]:starts[f] + sizes[f]]
-                if not feasible(sub, d - 1, path, plen + 1, F, all_codes, codes, kind, pperms,
-                                sclass, nsym, cperms, consistent, win, nf, M, LB, z1, z2,
-                                keys, vals, stats, opts, out):
+                if not feasible(sub, d - 1, branching, path, plen + 1, F, all_codes, codes, kind,
+                                pperms, sclass, nsym, cperms, consistent, win, nf, M, LB, z1,
+                                z2, keys, vals, stats, opts, dead_ok, out):
                     ok = False
                     break
             if ok:
@@ -343,9 +409,11 @@ def feasible(cands, d, path, plen, F, all_codes, codes, kind, pperms, sclass, ns
 
 # --- total: least sum of guesses over the candidates, within d guesses -------------------------
 @njit(cache=True)
-def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, sclass, nsym,
-              cperms, consistent, win, nf, M, LB, LBN, z1, z2, keys, vals, stats, opts, out):
-    """The exact least total when it is below beta; otherwise a proven lower bound >= beta."""
+def min_total(cands, d, beta, bmax, path, plen, F, all_codes, codes, kind, pperms, sclass, nsym,
+              cperms, consistent, win, nf, M, LB, LBN, z1, z2, keys, vals, stats, opts, dead_ok,
+              out):
+    """The exact least total when it is below beta; otherwise a proven lower bound >= beta.
+    bmax bounds the non-winning answers any guess gets on cands (inherited from the parent)."""
     n = cands.shape[0]
     stats[ST_NODES] += 1
     out[0] = -1
@@ -356,12 +424,12 @@ def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, scl
         return INF
     if d > n:
         d = n
-    if d <= 1 or n > M[min(d, DCAP)]:
+    if d <= 1 or n > M[bmax, min(d, DCAP)]:
         return INF
     if n == 2:
         out[0] = cands[0]
         return np.int64(3)
-    lb0 = LB[n, min(d, DCAP)]
+    lb0 = LB[bmax, n, min(d, DCAP)]
     if lb0 >= beta:
         return lb0
     h1, h2 = set_hash(cands, z1, z2)
@@ -379,7 +447,7 @@ def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, scl
             if vals[slot, 1] > lb0:
                 lb0 = vals[slot, 1]
     pool, n_cand = _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms,
-                               sclass, nsym, cperms, opts)
+                               sclass, nsym, cperms, opts, dead_ok)
     G = pool.shape[0]
     counts = np.zeros(nf, dtype=np.int64)
     touched = np.empty(nf, dtype=np.int64)
@@ -390,17 +458,22 @@ def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, scl
     order_key = np.empty(G, dtype=np.int64)
     k = 0
     lb_min = INF  # least bound among guesses left out
+    branching = 0  # the most non-winning parts any guess makes here: holds for every subset
+    complete = True
     for gi in range(G):
         if gi == n_cand:
             # No guess outside the candidates can beat LBN (nobody is solved at depth 1).
-            lbn = LBN[n, min(d, DCAP)]
+            lbn = LBN[bmax, n, min(d, DCAP)]
             if lbn >= beta:
                 if lbn < lb_min:
                     lb_min = lbn
+                complete = False
                 break
         g = pool[gi]
         stats[ST_SCORED] += 1
-        largest, parts, lb1 = _score(F, g, cands, counts, touched, win, LB, dc)
+        largest, parts, lb1, is_cand = _score(F, g, cands, counts, touched, win, LB[bmax], dc)
+        if parts > branching:
+            branching = parts
         if largest == n or lb1 >= INF:
             continue
         if largest <= 2 and lb1 <= lb0:
@@ -418,6 +491,17 @@ def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, scl
         small[k] = largest <= 2
         order_key[k] = (lb1 << 24) | (np.int64(0 if gi < n_cand else 1) << 23) | gi
         k += 1
+    if complete:
+        # every guess was scored, so `branching` bounds this node and all below it
+        tight = LB[branching, n, min(d, DCAP)]
+        if tight > lb0:
+            lb0 = tight
+        if lb0 >= beta:
+            if opts & OPT_TT:
+                tt_store(keys, vals, h1, h2, meta, lb0, INF, -1)
+            return lb0
+    else:
+        branching = bmax
     order = np.argsort(order_key[:k])
     buf = np.empty(n, dtype=np.int32)
     starts = np.empty(nf, dtype=np.int64)
@@ -447,18 +531,24 @@ def min_total(cands, d, beta, path, plen, F, all_codes, codes, kind, pperms, scl
             n_seen += 1
         bucket(F, g, cands, nf, buf, starts, sizes)
         ids = _parts_by_size(sizes, win, nf)
+        rest = np.int64(0)
+        for f in ids:
+            rest += LB[branching, sizes[f], dc]
+        if n + rest >= best:  # the node's own branching bound already rules this guess out
+            if n + rest < lb_min:
+                lb_min = n + rest
+            continue
         path[plen] = g
         total = np.int64(n)
-        rest = bound[j] - n
         cut = False
         for f in ids:
             size = sizes[f]
-            rest -= LB[size, dc]
+            rest -= LB[branching, size, dc]
             child_beta = best - total - rest
             sub = buf[starts[f]:starts[f] + size]
-            v = min_total(sub, d - 1, child_beta, path, plen + 1, F, all_codes, codes, kind,
-                          pperms, sclass, nsym, cperms, consistent, win, nf, M, LB, LBN, z1, z2,
-                          keys, vals, stats, opts, out)
+            v = min_total(sub, d - 1, child_beta, branching, path, plen + 1, F, all_codes, codes,
+                          kind, pperms, sclass, nsym, cperms, consistent, win, nf, M, LB, LBN, z1,
+                          z2, keys, vals, stats, opts, dead_ok, out)
             total += v
             if v >= child_beta:
                 cut = True

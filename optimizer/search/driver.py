@@ -147,7 +147,7 @@ class Driver:
         classes = self.root_classes()
         classes.sort(key=lambda c: (max(len(p) for p in c[1].values()), -len(c[1])))
         depth = 1
-        while s.M[min(depth, K.DCAP)] < n:
+        while s.M[s.branches, min(depth, K.DCAP)] < n:
             depth += 1
         nodes, interrupted = 0, False
         bar = tqdm(desc="height: depth", disable=not self.progress, unit="class")
@@ -155,7 +155,8 @@ class Driver:
             while cap is None or depth <= cap:
                 bar.set_description(f"height: is {depth} enough")
                 for guess, parts in classes:
-                    if max(len(p) for p in parts.values()) > s.M[min(depth - 1, K.DCAP)]:
+                    fits = s.M[s.branches, min(depth - 1, K.DCAP)]
+                    if max(len(p) for p in parts.values()) > fits:
                         continue  # counting alone rules this class out
                     root, used = self._height_class(guess, parts, depth - 1)
                     nodes += used
@@ -205,7 +206,7 @@ class Driver:
         dc = min(depth - 1, K.DCAP)
         classes = []
         for guess, parts in self.root_classes():
-            bound = n + sum(int(s.LB[len(p), dc]) for p in parts.values())
+            bound = n + sum(int(s.LB[s.branches, len(p), dc]) for p in parts.values())
             if bound < K.INF:
                 classes.append((bound, guess, parts))
         classes.sort(key=lambda c: c[0])
@@ -221,7 +222,7 @@ class Driver:
                     bar.update(sum(len(c[2]) for c in classes[index:]))
                     break
                 order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
-                lbs = {fid: int(s.LB[len(p), dc]) for fid, p in order}
+                lbs = {fid: int(s.LB[s.branches, len(p), dc]) for fid, p in order}
                 futures = {}
                 for fid, part in order:
                     beta = best - n - (sum(lbs.values()) - lbs[fid])

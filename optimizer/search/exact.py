@@ -65,6 +65,9 @@ class Solver:
         self.z1 = rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
         self.z2 = rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
         self.all_codes = np.arange(n, dtype=np.int32)
+        # dead symbols may stand in for each other only where every position allows every symbol
+        ranges = getattr(game, "ranges", None)
+        self.dead_ok = bool(ctx.kind == 0 and ranges and len(set(ranges)) == 1)
         self.height_table = K.new_table(table_bits)
         self.total_table = K.new_table(table_bits)
         self.stats = np.zeros(3, dtype=np.int64)
@@ -81,10 +84,11 @@ class Solver:
         c = self.ctx
         keys, vals = self.height_table
         ok = K.feasible(
-            cands, depth, self._path(list(path)), len(path), c.matrix, self.all_codes, c.codes,
+            cands, depth, self.branches, self._path(list(path)), len(path), c.matrix,
+            self.all_codes, c.codes,
             c.kind, c.position_perms, c.symbol_class, c.n_symbols, c.code_perms,
             self.guesses == "consistent", self.game.win, self.game.n_feedback, self.M, self.LB,
-            self.z1, self.z2, keys, vals, self.stats, self.opts, self.out,
+            self.z1, self.z2, keys, vals, self.stats, self.opts, self.dead_ok, self.out,
         )
         return int(self.out[0]) if ok else -1
 
@@ -95,10 +99,11 @@ class Solver:
         c = self.ctx
         keys, vals = self.total_table
         value = K.min_total(
-            cands, depth, beta, self._path(list(path)), len(path), c.matrix, self.all_codes,
+            cands, depth, beta, self.branches, self._path(list(path)), len(path), c.matrix,
+            self.all_codes,
             c.codes, c.kind, c.position_perms, c.symbol_class, c.n_symbols, c.code_perms,
             self.guesses == "consistent", self.game.win, self.game.n_feedback, self.M, self.LB,
-            self.LBN, self.z1, self.z2, keys, vals, self.stats, self.opts, self.out,
+            self.LBN, self.z1, self.z2, keys, vals, self.stats, self.opts, self.dead_ok, self.out,
         )
         return int(value), int(self.out[0])
 
@@ -110,7 +115,7 @@ class Solver:
         """Iterative deepening: the first depth that is feasible (the last failure proves it)."""
         cands = self.root() if cands is None else cands
         depth = 1
-        while self.M[min(depth, K.DCAP)] < len(cands):
+        while self.M[self.branches, min(depth, K.DCAP)] < len(cands):
             depth += 1
         while self.feasible(cands, depth, path) < 0:
             depth += 1
