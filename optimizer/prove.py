@@ -21,14 +21,15 @@ def configure(parser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="processes (default: 2)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("-o", "--output", help="also write the tree of the optimal height")
 
 
 def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | None = None,
-                 progress: bool = True) -> dict:
+                 progress: bool = True, output: str | None = None) -> dict:
     """Search the least height (capped at the claim first) and return what was shown."""
     from .search.driver import Driver
     from .search.exact import Solver
-    from .tree import Tree, replay
+    from .tree import Tree, replay, write_tree
 
     if claim < 1:
         raise ValueError("--height must be at least 1")
@@ -63,6 +64,11 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
                           "replay_defects": len(check.defects)}
         if check.defects or check.height != optimum:
             raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
+        if output:
+            tree.meta = {"program": "moo-optimizer", "proof": f"height {optimum - 1} impossible",
+                         "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
+            write_tree(tree, output)
+            result["tree"]["file"] = output
     result["achievable"] = optimum <= claim
     result["lower_impossible"] = optimum >= claim
     result["holds"] = optimum == claim
@@ -71,7 +77,7 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
 
 def run(args) -> int:
     result = prove_height(args.game, args.height, args.guesses, args.workers,
-                          progress=not (args.quiet or args.json))
+                          progress=not (args.quiet or args.json), output=args.output)
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         return 0 if result["holds"] else 1
@@ -91,6 +97,8 @@ def run(args) -> int:
         print(f"  [no]  height {k - 1} is possible: the optimum is {opt}")
     print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
           f"(+ {result['setup_seconds']:.2f} s set-up)")
+    if tree and tree.get("file"):
+        print(f"  tree of height {tree['height']} written to {tree['file']}")
     if result["holds"]:
         print(f"PROVEN: the optimal worst case is {k}")
         return 0

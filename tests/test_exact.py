@@ -28,6 +28,7 @@ RULES = {
     "no-dedupe": K.OPT_ALL & ~K.OPT_DEDUPE,
     "no-table": K.OPT_ALL & ~K.OPT_TT,
     "no-dead": K.OPT_ALL & ~K.OPT_DEAD,
+    "no-probe": K.OPT_ALL & ~K.OPT_PROBE,
     "none": 0,
 }
 

@@ -30,7 +30,8 @@ OPT_SYMMETRY = 1
 OPT_DEDUPE = 2
 OPT_TT = 4
 OPT_DEAD = 8
-OPT_ALL = 15
+OPT_PROBE = 16
+OPT_ALL = 31
 
 # stats slots
 ST_NODES = 0
@@ -182,33 +183,47 @@ def bucket(F, g, cands, nf, out, starts, sizes):
 
 
 @njit(cache=True)
-def _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms, sclass, nsym,
-                cperms, opts, dead_ok):
-    """(allowed guesses, one per symmetry orbit, candidates first; how many are candidates)."""
-    pool = cands if consistent else all_codes
+def _candidate_guesses(cands, path, plen, codes, kind, pperms, sclass, nsym, cperms, opts):
+    """The candidates that are the smallest of their symmetry orbit."""
     if opts & OPT_SYMMETRY:
-        mask = representative_mask(pool, path, plen, codes, kind, pperms, sclass, nsym, cperms)
+        mask = representative_mask(cands, path, plen, codes, kind, pperms, sclass, nsym, cperms)
+        return cands[mask]
+    return cands
+
+
+@njit(cache=True)
+def _other_guesses(cands, all_codes, path, plen, codes, kind, pperms, sclass, nsym, cperms, opts,
+                   dead_ok):
+    """The codes outside the candidates, one per symmetry orbit (and per live-symbol pattern)."""
+    if opts & OPT_SYMMETRY:
+        mask = representative_mask(all_codes, path, plen, codes, kind, pperms, sclass, nsym,
+                                   cperms)
     else:
-        mask = np.ones(pool.shape[0], dtype=np.bool_)
-    if consistent:
-        reps = pool[mask]
-        return reps, reps.shape[0]
-    out = np.empty(pool.shape[0], dtype=pool.dtype)
-    k = 0
+        mask = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
-        if mask[c]:
-            out[k] = c
-            k += 1
-            mask[c] = False
-    n_cand = k
+        mask[c] = False
+    out = np.empty(all_codes.shape[0], dtype=all_codes.dtype)
     if dead_ok and (opts & OPT_DEAD):
-        k = _live_patterns(cands, codes, nsym, mask, out, k)
+        k = _live_patterns(cands, codes, nsym, mask, out, 0)
     else:
-        for g in range(pool.shape[0]):
+        k = 0
+        for g in range(all_codes.shape[0]):
             if mask[g]:
                 out[k] = g
                 k += 1
-    return out[:k], n_cand
+    return out[:k]
+
+
+@njit(cache=True)
+def _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms, sclass, nsym,
+                cperms, opts, dead_ok):
+    """(allowed guesses, one per symmetry orbit, candidates first; how many are candidates)."""
+    first = _candidate_guesses(cands, path, plen, codes, kind, pperms, sclass, nsym, cperms, opts)
+    if consistent:
+        return first, first.shape[0]
+    other = _other_guesses(cands, all_codes, path, plen, codes, kind, pperms, sclass, nsym,
+                           cperms, opts, dead_ok)
+    return np.concatenate((first, other)), first.shape[0]
 
 
 @njit(cache=True)
@@ -446,9 +461,10 @@ def min_total(cands, d, beta, bmax, path, plen, F, all_codes, codes, kind, pperm
                 return vals[slot, 1]
             if vals[slot, 1] > lb0:
                 lb0 = vals[slot, 1]
-    pool, n_cand = _guess_pool(cands, all_codes, consistent, path, plen, codes, kind, pperms,
-                               sclass, nsym, cperms, opts, dead_ok)
-    G = pool.shape[0]
+    pool = _candidate_guesses(cands, path, plen, codes, kind, pperms, sclass, nsym, cperms,
+                              opts)
+    n_cand = pool.shape[0]
+    G = n_cand if consistent else n_cand + all_codes.shape[0] - n
     counts = np.zeros(nf, dtype=np.int64)
     touched = np.empty(nf, dtype=np.int64)
     dc = min(d - 1, DCAP)
@@ -459,38 +475,47 @@ def min_total(cands, d, beta, bmax, path, plen, F, all_codes, codes, kind, pperm
     k = 0
     lb_min = INF  # least bound among guesses left out
     branching = 0  # the most non-winning parts any guess makes here: holds for every subset
-    complete = True
-    for gi in range(G):
-        if gi == n_cand:
+    complete = True  # whether every allowed guess was scored
+    offset = 0
+    while True:
+        for i in range(pool.shape[0]):
+            g = pool[i]
+            stats[ST_SCORED] += 1
+            largest, parts, lb1, is_cand = _score(F, g, cands, counts, touched, win, LB[bmax],
+                                                  dc)
+            if parts > branching:
+                branching = parts
+            if largest == n or lb1 >= INF:
+                continue
+            if largest <= 2 and lb1 <= lb0:
+                # parts of one or two secrets cost exactly 1 and 3: nothing can do better
+                out[0] = g
+                if opts & OPT_TT:
+                    tt_store(keys, vals, h1, h2, meta, lb1, lb1, g)
+                return lb1
+            if lb1 >= beta:
+                if lb1 < lb_min:
+                    lb_min = lb1
+                continue
+            kept[k] = g
+            bound[k] = lb1
+            small[k] = largest <= 2
+            order_key[k] = (lb1 << 24) | (offset + i)
+            k += 1
+        if consistent or offset > 0:
+            break
+        lbn = LBN[bmax, n, min(d, DCAP)]
+        if lbn >= beta:
             # No guess outside the candidates can beat LBN (nobody is solved at depth 1).
-            lbn = LBN[bmax, n, min(d, DCAP)]
-            if lbn >= beta:
-                if lbn < lb_min:
-                    lb_min = lbn
-                complete = False
-                break
-        g = pool[gi]
-        stats[ST_SCORED] += 1
-        largest, parts, lb1, is_cand = _score(F, g, cands, counts, touched, win, LB[bmax], dc)
-        if parts > branching:
-            branching = parts
-        if largest == n or lb1 >= INF:
-            continue
-        if largest <= 2 and lb1 <= lb0:
-            # parts of one or two secrets cost exactly 1 and 3: nothing can do better
-            out[0] = g
-            if opts & OPT_TT:
-                tt_store(keys, vals, h1, h2, meta, lb1, lb1, g)
-            return lb1
-        if lb1 >= beta:
-            if lb1 < lb_min:
-                lb_min = lb1
-            continue
-        kept[k] = g
-        bound[k] = lb1
-        small[k] = largest <= 2
-        order_key[k] = (lb1 << 24) | (np.int64(0 if gi < n_cand else 1) << 23) | gi
-        k += 1
+            if lbn < lb_min:
+                lb_min = lbn
+            complete = False
+            break
+        offset = n_cand
+        pool = _other_guesses(cands, all_codes, path, plen, codes, kind, pperms, sclass, nsym,
+                              cperms, opts, dead_ok)
+        if pool.shape[0] == 0:
+            break
     if complete:
         # every guess was scored, so `branching` bounds this node and all below it
         tight = LB[branching, n, min(d, DCAP)]
@@ -531,19 +556,42 @@ def min_total(cands, d, beta, bmax, path, plen, F, all_codes, codes, kind, pperm
             n_seen += 1
         bucket(F, g, cands, nf, buf, starts, sizes)
         ids = _parts_by_size(sizes, win, nf)
+        part_lb = np.empty(ids.shape[0], dtype=np.int64)
         rest = np.int64(0)
-        for f in ids:
-            rest += LB[branching, sizes[f], dc]
+        for i in range(ids.shape[0]):
+            part_lb[i] = LB[branching, sizes[ids[i]], dc]
+            rest += part_lb[i]
         if n + rest >= best:  # the node's own branching bound already rules this guess out
             if n + rest < lb_min:
                 lb_min = n + rest
             continue
         path[plen] = g
-        total = np.int64(n)
         cut = False
-        for f in ids:
+        if opts & OPT_PROBE:
+            # Null-window probes: is each part exactly at its bound? Cheap, and every raised
+            # bound may refute the guess before any part is solved exactly.
+            for i in range(ids.shape[0]):
+                f = ids[i]
+                if sizes[f] <= 2:
+                    continue
+                sub = buf[starts[f]:starts[f] + sizes[f]]
+                v = min_total(sub, d - 1, part_lb[i] + 1, branching, path, plen + 1, F,
+                              all_codes, codes, kind, pperms, sclass, nsym, cperms, consistent,
+                              win, nf, M, LB, LBN, z1, z2, keys, vals, stats, opts, dead_ok, out)
+                rest += v - part_lb[i]
+                part_lb[i] = v
+                if n + rest >= best:
+                    cut = True
+                    if n + rest < lb_min:
+                        lb_min = n + rest
+                    break
+            if cut:
+                continue
+        total = np.int64(n)
+        for i in range(ids.shape[0]):
+            f = ids[i]
             size = sizes[f]
-            rest -= LB[branching, size, dc]
+            rest -= part_lb[i]
             child_beta = best - total - rest
             sub = buf[starts[f]:starts[f] + size]
             v = min_total(sub, d - 1, child_beta, branching, path, plen + 1, F, all_codes, codes,

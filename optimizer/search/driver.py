@@ -288,7 +288,8 @@ def build_exact(game, objective: str, guesses: str = "any", time_limit: float | 
             out = driver.min_height(cap=obj.depth)
             meta["height_search"] = _effort(out)
             if obj.tie == "total" and out.optimal:
-                upper = incumbent_tree(game, guesses, out.value)
+                upper = _best_of(game, guesses, incumbent_tree(game, guesses, out.value),
+                                 out.root)
                 out = driver.min_total(out.value, *upper)
                 meta["total_search"] = _effort(out)
         else:
@@ -310,6 +311,16 @@ def build_exact(game, objective: str, guesses: str = "any", time_limit: float | 
     if replayed.defects:  # a search bug must never be written as a result
         raise RuntimeError("the search built a defective tree: " + replayed.defects[0])
     return tree
+
+
+def _best_of(game, guesses, candidate, root):
+    """The better (total, root) of a greedy incumbent and a tree already found."""
+    from ..tree import Tree, replay
+
+    total = replay(Tree(game=game, root=root, objective="", guesses=guesses)).total
+    if candidate[0] is None or total < candidate[0]:
+        return total, root
+    return candidate
 
 
 def _least_height_at_total(driver: Driver, best: Outcome) -> Outcome:

@@ -1,0 +1,90 @@
+"""Benchmark of the exact searches: per problem, set-up (feedback matrix), search time (wall,
+both cores), nodes visited; and numba compile time measured apart, in a fresh empty cache.
+
+    python scripts/bench.py            # the standard problems
+    python scripts/bench.py --long     # also Bulls and Cows minimal total (long)
+    python scripts/bench.py --workers 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+PROBLEMS = [
+    # (label, game, objective, guesses, expected value)
+    ("Mastermind 4x6 height (prove 5)", "mastermind:4x6", "height", "any", 5),
+    ("Mastermind 4x6 hard-mode height", "mastermind:4x6", "height", "consistent", 6),
+    ("Mastermind 4x6 total", "mastermind:4x6", "total", "any", 5625),
+    ("Mastermind 4x6 total@5", "mastermind:4x6", "total@5", "any", 5626),
+    ("Bulls and Cows height (prove 7)", "bulls-cows:4x10", "height", "any", 7),
+    ("Bulls and Cows hard-mode height", "bulls-cows:4x10", "height", "consistent", 7),
+    ("moo 10,11,12 height", "moo:10,11,12", "height", "any", None),
+]
+LONG = [("Bulls and Cows total", "bulls-cows:4x10", "total", "any", 26274)]
+
+
+def compile_seconds() -> float:
+    """Time to compile every kernel once, in a child process with an empty numba cache."""
+    code = (
+        "import time; t = time.perf_counter();"
+        "from optimizer.games import parse_game; from optimizer.search.exact import Solver;"
+        "from optimizer.search.driver import Driver;"
+        "g = parse_game('mastermind:2x3'); s = Solver(g, 'any', table_bits=10);"
+        "Driver(s, workers=0, progress=False); print(time.perf_counter() - t)"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> dict:
+    from optimizer.games import parse_game
+    from optimizer.search.driver import Driver
+    from optimizer.search.exact import Objective, Solver
+
+    start = time.perf_counter()
+    game = parse_game(game_spec)
+    solver = Solver(game, guesses)
+    driver = Driver(solver, workers=workers, progress=False)
+    setup = time.perf_counter() - start
+    obj = Objective.parse(objective)
+    try:
+        if obj.first == "height":
+            out = driver.min_height()
+        else:
+            out = driver.min_total(obj.depth or game.n_codes)
+    finally:
+        driver.close()
+    return {"value": out.value, "optimal": out.optimal, "setup": setup,
+            "search": out.seconds, "nodes": out.nodes}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--long", action="store_true", help="include Bulls and Cows total")
+    parser.add_argument("--workers", type=int, default=None)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}")
+    print(f"numba compile of all search kernels (empty cache): {compile_seconds():.1f} s")
+    print(f"{'problem':36} {'value':>7} {'set-up s':>9} {'search s':>9} {'nodes':>10}")
+    failures = 0
+    for label, game, objective, guesses, expected in PROBLEMS + (LONG if args.long else []):
+        r = run(game, objective, guesses, args.workers)
+        flag = "" if expected is None or r["value"] == expected else f"  (expected {expected})"
+        failures += bool(flag)
+        print(f"{label:36} {r['value']:>7} {r['setup']:>9.2f} {r['search']:>9.2f} "
+              f"{r['nodes']:>10}{flag}", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
