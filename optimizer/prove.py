@@ -26,7 +26,8 @@ def configure(parser) -> None:
 
 def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | None = None,
                  progress: bool = True, output: str | None = None) -> dict:
-    """Search the least height (capped at the claim first) and return what was shown."""
+    """Search the least height and return what was shown about the claim."""
+    from .search.build import height_incumbent
     from .search.driver import Driver
     from .search.exact import Solver
     from .tree import Tree, replay, write_tree
@@ -39,26 +40,24 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     setup = time.monotonic() - start
     driver = Driver(solver, workers=workers, progress=progress)
     try:
-        capped = driver.min_height(cap=claim)
-        optimum = capped.value if capped.optimal else None
-        beyond = None
-        if optimum is None:  # no tree of height <= claim: find the real optimum
-            beyond = driver.min_height()
-            optimum = beyond.value
+        found = driver.min_height(height_incumbent(game, guesses))
     finally:
         driver.close()
+    if not found.optimal:
+        raise RuntimeError("the least-height search did not finish")
+    optimum = found.value
     result = {
         "game": game.spec,
         "guesses": guesses,
         "claim": claim,
         "optimum": optimum,
         "setup_seconds": round(setup, 3),
-        "search_seconds": round(capped.seconds + (beyond.seconds if beyond else 0), 3),
-        "nodes": capped.nodes + (beyond.nodes if beyond else 0),
+        "search_seconds": round(found.seconds, 3),
+        "nodes": found.nodes,
     }
-    found = capped.root if capped.optimal else (beyond.root if beyond else None)
-    if found is not None:
-        tree = Tree(game=game, root=found, objective="height", guesses=guesses, optimal=True)
+    if found.root is not None:
+        tree = Tree(game=game, root=found.root, objective="height", guesses=guesses,
+                    optimal=True)
         check = replay(tree)
         result["tree"] = {"height": check.height, "total": check.total,
                           "replay_defects": len(check.defects)}

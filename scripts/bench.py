@@ -47,6 +47,7 @@ def compile_seconds() -> float:
 
 def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> dict:
     from optimizer.games import parse_game
+    from optimizer.search.build import height_incumbent
     from optimizer.search.driver import Driver
     from optimizer.search.exact import Objective, Solver
 
@@ -58,7 +59,7 @@ def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> di
     obj = Objective.parse(objective)
     try:
         if obj.first == "height":
-            out = driver.min_height()
+            out = driver.min_height(height_incumbent(game, guesses))
         else:
             out = driver.min_total(obj.depth or game.n_codes)
     finally:

@@ -1,4 +1,4 @@
-"""The exact searches against the plain exhaustive search, rule by rule, and against known optima."""
+"""The exact searches against the plain exhaustive search, rule by rule, and known optima."""
 
 import numpy as np
 import pytest

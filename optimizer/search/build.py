@@ -51,3 +51,20 @@ def incumbent_tree(game: Game, guesses: str, depth: int):
         if name != "first-consistent":
             break  # one good heuristic is enough
     return best
+
+
+def height_incumbent(game: Game, guesses: str):
+    """(height, root) of the lowest greedy tree (ties: lower total), the starting point of the
+    least-height search."""
+    from ..tree import replay
+
+    best, best_key = (None, None), None
+    for name in ("minimax", "expected-size"):
+        if name not in STRATEGIES:
+            continue
+        root = grow_tree(game, STRATEGIES[name](game, 0), guesses)
+        result = replay(Tree(game=game, root=root, objective=name, guesses=guesses))
+        key = (result.height, result.total)
+        if best_key is None or key < best_key:
+            best, best_key = (result.height, root), key
+    return best

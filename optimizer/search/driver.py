@@ -1,8 +1,8 @@
 """Runs whole exact searches: the root is split into jobs (one per root guess class and part),
 spread over worker processes that keep their transposition tables between jobs.
 
-- Height: iterative deepening at the root; at each depth the parts of a root class are checked
-  in parallel and the first part that fails rules the class out.
+- Height: from both ends (the counting bound, then downwards from the best greedy tree); at each
+  depth the parts of a root class are checked in parallel, the first failing part rules it out.
 - Total: branch and bound over root classes in the order of their one-step bound; each part is
   searched with a cut-off derived from the incumbent and the other parts' lower bounds.
 A time limit or Ctrl-C ends the search with the best tree found so far and a proven lower bound.
@@ -44,6 +44,18 @@ def _height_job(cands: np.ndarray, depth: int, path: list[int]):
     before = int(s.stats[K.ST_NODES])
     tree = s.height_tree(depth, cands, path) if s.feasible(cands, depth, path) >= 0 else None
     return tree, int(s.stats[K.ST_NODES]) - before
+
+
+def _height_guess_job(cands: np.ndarray, guess: int, depth: int, path: list[int]):
+    """A tree solving a part within ``depth`` guesses that starts with ``guess``, or None."""
+    s = _SOLVER
+    before = int(s.stats[K.ST_NODES])
+    node = Node(guess)
+    for fid, sub in sorted(s.parts(guess, cands).items(), key=lambda kv: -len(kv[1])):
+        if s.feasible(sub, depth - 1, path + [guess]) < 0:
+            return None, int(s.stats[K.ST_NODES]) - before
+        node.next[fid] = s.height_tree(depth - 1, sub, path + [guess])
+    return node, int(s.stats[K.ST_NODES]) - before
 
 
 def _total_job(cands: np.ndarray, depth: int, beta: int, path: list[int]):
@@ -101,9 +113,8 @@ class Driver:
             self.pool = None
 
     def _cancel(self, jobs: list) -> None:
-        for job in jobs:
-            if self.pool is not None:
-                self.pool.cancel(job)
+        if self.pool is not None:
+            self.pool.cancel(jobs)
 
     def _submit(self, fn, *args):
         if self.pool is None:
@@ -138,64 +149,132 @@ class Driver:
             classes.append((int(g), parts))
         return classes
 
-    def min_height(self, cap: int | None = None) -> Outcome:
-        """Iterative deepening at the root: depth d holds when some root class has every part
-        solvable within d - 1; the failures at d - 1 prove the optimum."""
+    def min_height(self, incumbent: tuple[int | None, Node | None] = (None, None)) -> Outcome:
+        """Least height, searched from both ends: the counting bound is checked first (a cheap
+        refutation raises the lower bound), then from just below the best known tree downwards;
+        each feasible depth gives a better tree, the first infeasible one proves the optimum."""
         start = time.monotonic()
         s = self.solver
         n = s.game.n_codes
         classes = self.root_classes()
         classes.sort(key=lambda c: (max(len(p) for p in c[1].values()), -len(c[1])))
-        depth = 1
-        while s.M[s.branches, min(depth, K.DCAP)] < n:
-            depth += 1
-        nodes, interrupted = 0, False
-        bar = tqdm(desc="height: depth", disable=not self.progress, unit="class")
+        lower = 1
+        while s.M[s.branches, min(lower, K.DCAP)] < n:
+            lower += 1
+        best, best_root = incumbent
+        if best is None:
+            best = n + 1
+        nodes, notes = 0, []
+        bar = tqdm(desc="height", disable=not self.progress, unit="class")
         try:
-            while cap is None or depth <= cap:
-                bar.set_description(f"height: is {depth} enough")
-                for guess, parts in classes:
-                    fits = s.M[s.branches, min(depth - 1, K.DCAP)]
-                    if max(len(p) for p in parts.values()) > fits:
-                        continue  # counting alone rules this class out
-                    root, used = self._height_class(guess, parts, depth - 1)
-                    nodes += used
-                    bar.update(1)
-                    if root is not None:
-                        bar.close()
-                        return Outcome(depth, root, True, depth, nodes,
-                                       time.monotonic() - start)
-                depth += 1
+            if lower < best:  # bottom first: usually a quick refutation
+                root, used = self._height_at(classes, lower, bar)
+                nodes += used
+                if root is not None:
+                    best, best_root = lower, root
+                else:
+                    lower += 1
+            depth = best - 1
+            while depth >= lower:
+                root, used = self._height_at(classes, depth, bar)
+                nodes += used
+                if root is None:
+                    lower = depth + 1
+                    break
+                best, best_root = depth, root
+                depth -= 1
         except (KeyboardInterrupt, TimeoutError):
-            interrupted = True
+            self.close(kill=True)
+            notes.append("interrupted before the search finished")
         finally:
             bar.close()
         seconds = time.monotonic() - start
-        if interrupted:
-            self.close(kill=True)
-            return Outcome(0, None, False, depth, nodes, seconds,
-                           ["interrupted before the search finished"])
-        return Outcome(0, None, False, depth, nodes, seconds,
-                       [f"no tree of height {cap} or less exists"])
+        if best_root is None:
+            return Outcome(0, None, False, lower, nodes, seconds,
+                           notes or ["no tree was found"])
+        return Outcome(best, best_root, best == lower, lower, nodes, seconds, notes)
+
+    def _height_at(self, classes, depth: int, bar):
+        """A root node solving everything within ``depth`` guesses, or None; (node, nodes)."""
+        s = self.solver
+        bar.set_description(f"height: is {depth} enough")
+        fits = s.M[s.branches, min(depth - 1, K.DCAP)]
+        nodes = 0
+        for guess, parts in classes:
+            if max(len(p) for p in parts.values()) > fits:
+                continue  # counting alone rules this class out
+            root, used = self._height_class(guess, parts, depth - 1)
+            nodes += used
+            bar.update(1)
+            if root is not None:
+                return root, nodes
+        return None, nodes
 
     def _height_class(self, guess: int, parts: dict, depth: int):
-        """(root node, nodes) when every part is solvable within ``depth``, else (None, nodes)."""
+        """(root node, nodes) when every part is solvable within ``depth``, else (None, nodes).
+        The largest part, the one most likely to fail, is split further: one job per second
+        guess, so that both cores share its refutation."""
         order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
-        futures = {self._submit(_height_job, part, depth, [guess]): fid for fid, part in order}
+        jobs = {}  # job -> (feedback id of the part, whether it is one guess of a split part)
+        open_guesses: dict[int, int] = {}  # split part -> guess jobs still running
+        for index, (fid, part) in enumerate(order):
+            seconds = self._second_guesses(part, depth, [guess]) if index == 0 else None
+            if seconds is None:
+                jobs[self._submit(_height_job, part, depth, [guess])] = (fid, False)
+                continue
+            if not seconds:
+                return None, 0  # counting alone rules the largest part out
+            open_guesses[fid] = len(seconds)
+            for second in seconds:
+                jobs[self._submit(_height_guess_job, part, second, depth, [guess])] = (fid, True)
         subtrees, nodes = {}, 0
-        pending = list(futures)
+        pending = list(jobs)
         while pending:
-            future = self._wait(pending)
-            if future is None:
+            job = self._wait(pending)
+            if job is None:
                 raise TimeoutError
-            pending.remove(future)
-            tree, used = future.result()
+            pending.remove(job)
+            tree, used = job.result()
             nodes += used
-            if tree is None:
-                self._cancel(pending)
-                return None, nodes
-            subtrees[futures[future]] = tree
+            fid, split = jobs[job]
+            if split:
+                if fid in subtrees:
+                    continue
+                if tree is not None:  # one second guess works: the part is solved
+                    subtrees[fid] = tree
+                    self._cancel([j for j in pending if jobs[j][0] == fid])
+                    pending = [j for j in pending if jobs[j][0] != fid]
+                    continue
+                open_guesses[fid] -= 1
+                if open_guesses[fid] > 0:
+                    continue
+            elif tree is not None:
+                subtrees[fid] = tree
+                continue
+            self._cancel(pending)  # a part that cannot be solved rules the class out
+            return None, nodes
         return Node(guess, {fid: subtrees[fid] for fid, _ in order}), nodes
+
+    def _second_guesses(self, part: np.ndarray, depth: int, path: list[int]):
+        """For a large part, its second guesses worth a job each (one per symmetry class, none
+        ruled out by counting), best first; None when the part is not worth splitting."""
+        s = self.solver
+        if self.pool is None or len(part) < 200 or depth < 3:
+            return None
+        pool = s.all_codes if s.guesses == "any" else part
+        if s.opts & K.OPT_SYMMETRY:
+            pool = s.ctx.representatives(pool, path)
+        feedback = s.ctx.matrix[np.ix_(pool, part)]
+        fits = s.M[s.branches, min(depth - 1, K.DCAP)]
+        keyed = []
+        for row, g in zip(feedback, pool, strict=True):
+            sizes = np.bincount(row, minlength=s.game.n_feedback)
+            sizes[s.game.win] = 0
+            largest = int(sizes.max())
+            if largest <= fits and largest < len(part):
+                keyed.append((largest, -int(np.count_nonzero(sizes)), int(g)))
+        keyed.sort()
+        return [g for _, _, g in keyed]
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
@@ -276,7 +355,7 @@ def build_exact(game, objective: str, guesses: str = "any", time_limit: float | 
                 workers: int | None = None, progress: bool = True):
     """A Tree for an exact objective, marked optimal only when the search completed."""
     from ..tree import Tree, replay
-    from .build import incumbent_tree
+    from .build import height_incumbent, incumbent_tree
     from .exact import Objective
 
     obj = Objective.parse(objective)
@@ -285,7 +364,7 @@ def build_exact(game, objective: str, guesses: str = "any", time_limit: float | 
     meta: dict = {"program": "moo-optimizer", "guesses": guesses}
     try:
         if obj.first == "height":
-            out = driver.min_height(cap=obj.depth)
+            out = driver.min_height(height_incumbent(game, guesses))
             meta["height_search"] = _effort(out)
             if obj.tie == "total" and out.optimal:
                 upper = _best_of(game, guesses, incumbent_tree(game, guesses, out.value),
@@ -326,7 +405,10 @@ def _best_of(game, guesses, candidate, root):
 def _least_height_at_total(driver: Driver, best: Outcome) -> Outcome:
     """Among trees of least total, one of least height: raise the depth limit from the least
     height until a tree within it reaches the unlimited least total."""
-    depth = driver.min_height().value
+    from .build import height_incumbent
+
+    solver = driver.solver
+    depth = driver.min_height(height_incumbent(solver.game, solver.guesses)).value
     while True:
         out = driver.min_total(depth, best.value)
         if out.optimal and out.value == best.value:

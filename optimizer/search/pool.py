@@ -70,19 +70,18 @@ class WorkerPool:
                 worker.job, job.worker = job, worker
                 worker.conn.send((job.fn, job.args))
 
-    def cancel(self, job: Job) -> None:
-        if job.done or job.cancelled:
-            return
-        job.cancelled = True
-        if job in self.queue:
-            self.queue.remove(job)
-            return
-        worker = job.worker
-        if worker is not None and worker.job is job:
-            index = self.workers.index(worker)
-            worker.kill()
-            self.workers[index] = _Worker(self.context)
-            self._dispatch()
+    def cancel(self, jobs: list[Job]) -> None:
+        """Drop the queued ones first, then kill the workers running the others (in that order,
+        so that a fresh worker never picks up a job about to be cancelled)."""
+        doomed = {id(job) for job in jobs if not job.done}
+        for job in jobs:
+            job.cancelled = job.cancelled or not job.done
+        self.queue = [job for job in self.queue if id(job) not in doomed]
+        for index, worker in enumerate(self.workers):
+            if worker.job is not None and id(worker.job) in doomed:
+                worker.kill()
+                self.workers[index] = _Worker(self.context)
+        self._dispatch()
 
     def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
         """The first of ``jobs`` to finish, or None after ``timeout`` seconds."""
