@@ -22,19 +22,21 @@ from optimizer.tree import tree_filename
 # (game, objective, guesses, time limit in seconds)
 JOBS = [
     ("bulls-cows:4x10", "height", "any", 600),
-    ("bulls-cows:4x10", "height,total", "any", 3600),
-    ("bulls-cows:4x10", "total", "any", 3600),
     ("bulls-cows:4x10", "height", "consistent", 600),
+    ("bulls-cows:4x10", "total", "any", 3600),
+    ("bulls-cows:4x10", "height,total", "any", 3600),
     ("mastermind:4x6", "height,total", "any", 600),
     ("mastermind:4x6", "total", "any", 600),
     ("mastermind:4x6", "total@5", "any", 600),
     ("mastermind:4x6", "height,total", "consistent", 600),
     ("moo:10,11,12", "height,total", "any", 1800),
     ("moo:10,11,12", "total", "any", 1800),
-    ("battleship:4x8x3", "height,total", "any", 3600),
-    ("battleship:4x8x3", "total", "any", 3600),
-    ("mastermind:4x10", "height,total", "any", 3600),
-    ("mastermind:4x10", "total", "any", 3600),
+    # Open problems: searched within a time limit; the best tree and its proven lower bound are
+    # written when the search does not finish (see the README for how far each got).
+    ("battleship:4x8x3", "height,total", "any", 300),
+    ("battleship:4x8x3", "total", "any", 600),
+    ("mastermind:4x10", "height,total", "any", 300),
+    ("mastermind:4x10", "total", "any", 600),
 ]
 
 
