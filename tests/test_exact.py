@@ -126,9 +126,20 @@ def test_depth_limit_below_the_optimum_is_a_clear_error():
 def test_objective_parsing():
     assert Objective.parse("total@5").name == "total@5"
     assert Objective.parse("height,total").tie == "total"
-    for bad in ("size", "total,total", "total@0", "height;total"):
+    for bad in ("size", "total,total", "total@0", "height;total", "height@5", "height,total@6"):
         with pytest.raises(ValueError):
             Objective.parse(bad)
+
+
+def test_warm_up_leaves_no_trace_in_the_tables():
+    """The warm-up compiles on a set the game cannot reach: nothing learnt there may be kept."""
+    from optimizer.search.driver import Driver
+
+    solver = Solver(parse_game("bulls-cows:3x5"), "any", table_bits=12)
+    Driver(solver, workers=0, progress=False)
+    for _, vals in (solver.height_table, solver.total_table):
+        assert (vals[:, 0] == -1).all()
+    assert solver.opts == K.OPT_ALL
 
 
 def test_time_limit_writes_the_best_tree_with_a_bound():

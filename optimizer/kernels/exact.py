@@ -294,13 +294,16 @@ def _signature(F, g, cands, z1, win, nf):
 
 
 @njit(cache=True)
-def _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen):
-    """Whether an already evaluated guess splits cands the same way (hash, then exact check)."""
+def _is_duplicate(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen):
+    """(whether an already evaluated guess splits cands the same way: hash, then exact check;
+    the number of evaluated guesses after recording g when it is new)."""
     sig = _signature(F, g, cands, z1, win, nf)
     for i in range(n_seen):
         if seen_sig[i] == sig and same_partition(F, seen_g[i], g, cands, win, nf):
-            return True, sig
-    return False, sig
+            return True, n_seen
+    seen_g[n_seen] = g
+    seen_sig[n_seen] = sig
+    return False, n_seen + 1
 
 
 @njit(cache=True)
@@ -394,12 +397,9 @@ def feasible(cands, d, bmax, path, plen, F, all_codes, codes, kind, pperms, scla
                 break  # sorted by largest part: no later guess fits either
             g = kept[order[oi]]
             if opts & OPT_DEDUPE:
-                dup, sig = _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
+                dup, n_seen = _is_duplicate(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
                 if dup:
                     continue
-                seen_g[n_seen] = g
-                seen_sig[n_seen] = sig
-                n_seen += 1
             bucket(F, g, cands, nf, buf, starts, sizes)
             ids = _parts_by_size(sizes, win, nf)
             path[plen] = g
@@ -548,12 +548,9 @@ def min_total(cands, d, beta, bmax, path, plen, F, all_codes, codes, kind, pperm
             best_g = g
             continue
         if opts & OPT_DEDUPE:
-            dup, sig = _seen_before(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
+            dup, n_seen = _is_duplicate(F, g, cands, z1, win, nf, seen_g, seen_sig, n_seen)
             if dup:
                 continue
-            seen_g[n_seen] = g
-            seen_sig[n_seen] = sig
-            n_seen += 1
         bucket(F, g, cands, nf, buf, starts, sizes)
         ids = _parts_by_size(sizes, win, nf)
         part_lb = np.empty(ids.shape[0], dtype=np.int64)

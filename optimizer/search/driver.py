@@ -100,11 +100,17 @@ class Driver:
             self.pool = WorkerPool(workers)
 
     def _warm_up(self) -> None:
-        """Compile (or load from cache) the kernels once, before workers are forked."""
+        """Compile (or load from cache) the kernels once, before workers are forked. The set used
+        is not one the game can reach, so every rule is off: no symmetry (it would not hold for
+        this set) and no table writes (nothing learnt here may be remembered)."""
         s = self.solver
-        small = s.root()[:3]
-        s.feasible(small, 2)
-        s.min_total(small, 3)
+        opts, s.opts = s.opts, 0
+        try:
+            small = s.root()[:3]
+            s.feasible(small, 2)
+            s.min_total(small, 3)
+        finally:
+            s.opts = opts
 
     def close(self, kill: bool = False) -> None:
         """Stop the workers; whatever they still run was cancelled by the search already."""
@@ -120,6 +126,16 @@ class Driver:
         if self.pool is None:
             return _Deferred(fn, args)
         return self.pool.submit(fn, *args)
+
+    def _finished(self, pending: list):
+        """Yield jobs as they finish, taking each out of ``pending`` (which the caller may shrink
+        in place); TimeoutError when the time limit is reached."""
+        while pending:
+            job = self._wait(pending)
+            if job is None:
+                raise TimeoutError
+            pending.remove(job)
+            yield job
 
     def _wait(self, jobs: list):
         """The next finished job; None when the time limit is reached."""
@@ -229,11 +245,7 @@ class Driver:
                 jobs[self._submit(_height_guess_job, part, second, depth, [guess])] = (fid, True)
         subtrees, nodes = {}, 0
         pending = list(jobs)
-        while pending:
-            job = self._wait(pending)
-            if job is None:
-                raise TimeoutError
-            pending.remove(job)
+        for job in self._finished(pending):
             tree, used = job.result()
             nodes += used
             fid, split = jobs[job]
@@ -243,7 +255,7 @@ class Driver:
                 if tree is not None:  # one second guess works: the part is solved
                     subtrees[fid] = tree
                     self._cancel([j for j in pending if jobs[j][0] == fid])
-                    pending = [j for j in pending if jobs[j][0] != fid]
+                    pending[:] = [j for j in pending if jobs[j][0] != fid]
                     continue
                 open_guesses[fid] -= 1
                 if open_guesses[fid] > 0:
@@ -308,11 +320,7 @@ class Driver:
                     futures[self._submit(_total_job, part, depth - 1, beta, [guess])] = fid
                 exact, subtrees, cut = {}, {}, False
                 pending = list(futures)
-                while pending:
-                    future = self._wait(pending)
-                    if future is None:
-                        raise TimeoutError
-                    pending.remove(future)
+                for future in self._finished(pending):
                     value, tree, used = future.result()
                     nodes += used
                     bar.update(1)
@@ -367,10 +375,13 @@ def build_exact(game, objective: str, guesses: str = "any", time_limit: float | 
             out = driver.min_height(height_incumbent(game, guesses))
             meta["height_search"] = _effort(out)
             if obj.tie == "total" and out.optimal:
-                upper = _best_of(game, guesses, incumbent_tree(game, guesses, out.value),
-                                 out.root)
-                out = driver.min_total(out.value, *upper)
+                height = out.value
+                upper = _best_of(game, guesses, incumbent_tree(game, guesses, height), out.root)
+                out = driver.min_total(height, *upper)
                 meta["total_search"] = _effort(out)
+                if not out.optimal:  # the height is proven; only the tie-break is not
+                    meta["total_lower_bound"] = int(out.lower_bound)
+                    out.lower_bound = height
         else:
             depth = obj.depth or game.n_codes
             out = driver.min_total(depth, *incumbent_tree(game, guesses, depth))
@@ -389,6 +400,11 @@ def build_exact(game, objective: str, guesses: str = "any", time_limit: float | 
     replayed = replay(tree)
     if replayed.defects:  # a search bug must never be written as a result
         raise RuntimeError("the search built a defective tree: " + replayed.defects[0])
+    claimed = replayed.height if obj.first == "height" and not obj.tie else None
+    if obj.first == "total" or obj.tie == "total":
+        claimed = replayed.total
+    if out.optimal and claimed != out.value:
+        raise RuntimeError(f"the search claimed {out.value} but its tree replays to {claimed}")
     return tree
 
 
@@ -408,7 +424,11 @@ def _least_height_at_total(driver: Driver, best: Outcome) -> Outcome:
     from .build import height_incumbent
 
     solver = driver.solver
-    depth = driver.min_height(height_incumbent(solver.game, solver.guesses)).value
+    least = driver.min_height(height_incumbent(solver.game, solver.guesses))
+    if not least.optimal:
+        return Outcome(best.value, best.root, False, best.lower_bound, least.nodes,
+                       least.seconds, least.notes)
+    depth = least.value
     while True:
         out = driver.min_total(depth, best.value)
         if out.optimal and out.value == best.value:

@@ -42,6 +42,8 @@ class Objective:
         depth = int(match.group(3)) if match.group(3) else None
         if depth is not None and depth < 1:
             raise ValueError(f"objective {text!r}: the depth limit must be at least 1")
+        if depth is not None and match.group(1) == "height":
+            raise ValueError(f"objective {text!r}: a depth limit applies to total (total@K)")
         return cls(match.group(1), match.group(2), depth)
 
 
