@@ -8,7 +8,7 @@ from optimizer.kernels import exact as K
 from optimizer.search.driver import build_exact
 from optimizer.search.exact import Objective, Solver
 from optimizer.search.reference import plain_optimum, plain_values
-from optimizer.tree import replay
+from optimizer.tree import Tree, replay
 
 SMALL = [
     ("mastermind:2x3", "any"), ("mastermind:2x3", "consistent"),
@@ -116,6 +116,29 @@ def test_build_exact_trees_replay(objective, workers):
         assert result.total == total
     if objective in ("height,total", "total@4"):
         assert result.total == limited
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
+                                       ("moo:3,4,5", "any"), ("mastermind:3x4", "consistent"),
+                                       ("battleship:2x4x2", "any")])
+def test_parts_split_across_workers_equal_plain_search(spec, mode, plain):
+    """With every part large enough to split, each second guess is a job of its own (fed as
+    others finish, with cut-offs from the best so far): the optima must not change."""
+    from optimizer.search.driver import Driver
+
+    game = parse_game(spec)
+    height, total, limited = plain(spec, mode)
+    driver = Driver(Solver(game, mode, table_bits=14), workers=2, progress=False)
+    driver.split_size = 2
+    try:
+        assert driver.min_height().value == height
+        for depth, expected in ((game.n_codes, total), (height, limited)):
+            found = driver.min_total(depth)
+            assert found.optimal and found.value == expected
+            assert replay(Tree(game=game, root=found.root, objective="total",
+                               guesses=mode)).total == expected
+    finally:
+        driver.close()
 
 
 def test_depth_limit_below_the_optimum_is_a_clear_error():

@@ -60,10 +60,8 @@ def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, n_symb
 
 
 @njit(cache=True)
-def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols):
+def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols, assigned, taken):
     width = code.shape[0]
-    assigned = np.empty(n_symbols, dtype=np.int16)
-    taken = np.empty(n_symbols, dtype=np.bool_)
     for k in range(count):
         assigned[:] = -1
         taken[:] = False
@@ -105,9 +103,12 @@ def representative_mask(
                 free += 1
         if count == 1 and free <= 1:
             return mask  # only the identity is left
+        assigned = np.empty(n_symbols, dtype=np.int16)
+        taken = np.empty(n_symbols, dtype=np.bool_)
         for i in range(n):
             mask[i] = _digit_is_smallest(
-                codes[guesses[i]], perms, maps, count, used, symbol_class, n_symbols
+                codes[guesses[i]], perms, maps, count, used, symbol_class, n_symbols, assigned,
+                taken
             )
         return mask
     m = code_perms.shape[0]

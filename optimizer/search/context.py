@@ -14,6 +14,7 @@ from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
 class Context:
     game: Game
     matrix: np.ndarray  # F[guess, secret] uint8
+    matrix_t: np.ndarray  # F transposed, contiguous: the kernels read it one secret at a time
     codes: np.ndarray
     kind: int
     position_perms: np.ndarray
@@ -24,9 +25,11 @@ class Context:
     @classmethod
     def of(cls, game: Game) -> Context:
         sym = game.symmetry()
+        matrix = game.feedback_matrix()
         return cls(
             game=game,
-            matrix=game.feedback_matrix(),
+            matrix=matrix,
+            matrix_t=np.ascontiguousarray(matrix.T),
             codes=game.codes,
             kind=KIND_DIGITS if sym.kind == "digits" else KIND_PERMS,
             position_perms=sym.position_perms,

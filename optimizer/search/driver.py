@@ -67,6 +67,37 @@ def _total_job(cands: np.ndarray, depth: int, beta: int, path: list[int]):
     return value, tree, int(s.stats[K.ST_NODES]) - before
 
 
+def _total_guess_job(cands: np.ndarray, guess: int, depth: int, beta: int, branching: int,
+                     path: list[int]):
+    """The least total of a part that starts with ``guess``, if below ``beta`` (with its tree),
+    else a lower bound: the kernel's step for one guess (null-window probes of every sub-part,
+    then exact values with cut-offs), so that a large part's guesses can run in parallel."""
+    s = _SOLVER
+    before = int(s.stats[K.ST_NODES])
+    n, below = len(cands), path + [guess]
+    subs = sorted(s.parts(guess, cands).items(), key=lambda kv: -len(kv[1]))
+    dc = min(depth - 1, K.DCAP)
+    lbs = [int(s.LB[branching, len(sub), dc]) for _, sub in subs]
+
+    def cut(value):
+        return value, None, int(s.stats[K.ST_NODES]) - before
+
+    for i, (_, sub) in enumerate(subs):
+        if n + sum(lbs) >= beta:
+            return cut(n + sum(lbs))
+        if len(sub) > 2:
+            lbs[i], _ = s.min_total(sub, depth - 1, lbs[i] + 1, below, branching)
+    total = n
+    for i, (_, sub) in enumerate(subs):
+        child_beta = beta - total - sum(lbs[i + 1:])
+        value, _ = s.min_total(sub, depth - 1, child_beta, below, branching)
+        total += value
+        if value >= child_beta:
+            return cut(total + sum(lbs[i + 1:]))
+    node = Node(guess, {fid: s.total_tree(depth - 1, sub, below) for fid, sub in subs})
+    return total, node, int(s.stats[K.ST_NODES]) - before
+
+
 class _Deferred:
     """A job run in this process when it is waited for (so a cut-off skips the rest)."""
 
@@ -96,6 +127,7 @@ class Driver:
         _SOLVER = solver
         self._warm_up()
         self.pool = None
+        self.split_size = 200  # parts this large are split across workers by second guess
         if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
             self.pool = WorkerPool(workers)
 
@@ -267,26 +299,52 @@ class Driver:
             return None, nodes
         return Node(guess, {fid: subtrees[fid] for fid, _ in order}), nodes
 
-    def _second_guesses(self, part: np.ndarray, depth: int, path: list[int]):
-        """For a large part, its second guesses worth a job each (one per symmetry class, none
-        ruled out by counting), best first; None when the part is not worth splitting."""
+    def _second_guess_parts(self, part: np.ndarray, path: list[int]):
+        """For a part worth splitting across workers: (its guesses, one per symmetry class,
+        whether each is a candidate, their non-winning part sizes), else None."""
         s = self.solver
-        if self.pool is None or len(part) < 200 or depth < 3:
+        if self.pool is None or len(part) < self.split_size:
             return None
         pool = s.all_codes if s.guesses == "any" else part
         if s.opts & K.OPT_SYMMETRY:
             pool = s.ctx.representatives(pool, path)
-        feedback = s.ctx.matrix[np.ix_(pool, part)]
+        nf = s.game.n_feedback
+        feedback = s.ctx.matrix[np.ix_(pool, part)].astype(np.int64)
+        feedback += (np.arange(len(pool)) * nf)[:, None]
+        sizes = np.bincount(feedback.ravel(), minlength=len(pool) * nf).reshape(len(pool), nf)
+        is_candidate = sizes[:, s.game.win] > 0
+        sizes[:, s.game.win] = 0
+        return np.asarray(pool), is_candidate, sizes
+
+    def _second_guesses(self, part: np.ndarray, depth: int, path: list[int]):
+        """For a large part, its second guesses worth a height job each (none ruled out by
+        counting), best first; None when the part is not worth splitting."""
+        s = self.solver
+        found = self._second_guess_parts(part, path) if depth >= 3 else None
+        if found is None:
+            return None
+        pool, _, sizes = found
+        largest = sizes.max(axis=1)
         fits = s.M[s.branches, min(depth - 1, K.DCAP)]
-        keyed = []
-        for row, g in zip(feedback, pool, strict=True):
-            sizes = np.bincount(row, minlength=s.game.n_feedback)
-            sizes[s.game.win] = 0
-            largest = int(sizes.max())
-            if largest <= fits and largest < len(part):
-                keyed.append((largest, -int(np.count_nonzero(sizes)), int(g)))
-        keyed.sort()
-        return [g for _, _, g in keyed]
+        keep = (largest <= fits) & (largest < len(part))
+        order = np.lexsort((-np.count_nonzero(sizes, axis=1)[keep], largest[keep]))
+        return [int(g) for g in pool[keep][order]]
+
+    def _total_split(self, part: np.ndarray, depth: int, path: list[int]):
+        """For a large part, (branching, [(one-step bound, second guess), ...] best first) so
+        that its second guesses become jobs of their own; None when not worth splitting."""
+        s = self.solver
+        found = self._second_guess_parts(part, path) if depth >= 3 else None
+        if found is None:
+            return None
+        pool, is_candidate, sizes = found
+        branching = int(np.count_nonzero(sizes, axis=1).max())
+        table = s.LB[branching, :, min(depth - 1, K.DCAP)]
+        bounds = len(part) + np.where(sizes > 0, table[sizes], 0).sum(axis=1)
+        keep = (sizes.max(axis=1) < len(part)) & (bounds < K.INF)
+        order = np.lexsort((pool[keep], ~is_candidate[keep], bounds[keep]))
+        return branching, [(int(b), int(g)) for b, g in zip(bounds[keep][order],
+                                                            pool[keep][order], strict=True)]
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
@@ -312,36 +370,17 @@ class Driver:
                 if bound >= best:
                     bar.update(sum(len(c[2]) for c in classes[index:]))
                     break
-                order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
-                lbs = {fid: int(s.LB[s.branches, len(p), dc]) for fid, p in order}
-                futures = {}
-                for fid, part in order:
-                    beta = best - n - (sum(lbs.values()) - lbs[fid])
-                    futures[self._submit(_total_job, part, depth - 1, beta, [guess])] = fid
-                exact, subtrees, cut = {}, {}, False
-                pending = list(futures)
-                for future in self._finished(pending):
-                    value, tree, used = future.result()
-                    nodes += used
-                    bar.update(1)
-                    fid = futures[future]
-                    lbs[fid] = value  # exact, or a lower bound when cut
-                    proven[index] = n + sum(lbs.values())
-                    if tree is None:
-                        cut = True
-                        self._cancel(pending)
-                        bar.update(len(pending))
-                        break
-                    exact[fid] = value
-                    subtrees[fid] = tree
-                    bar.set_postfix(best=best_value, bound=min(proven[index:]))
-                if not cut:
-                    total = n + sum(exact.values())
-                    if total < best:
-                        best, best_value = total, total
-                        best_root = Node(guess, {fid: subtrees[fid] for fid, _ in order})
-                        bar.set_postfix(best=best_value, bound=min(proven[index:] + [best]))
-                proven[index] = max(proven[index], best)
+
+                def report(lower, index=index, shown=best_value, best=best):
+                    proven[index] = lower
+                    bar.set_postfix(best=shown, bound=min(proven[index:] + [best]))
+
+                value, root, used = self._total_class(guess, parts, depth, best, bar, report)
+                nodes += used
+                if root is not None and value < best:
+                    best = best_value = value
+                    best_root = root
+                report(max(value, best), shown=best_value, best=best)
         except (KeyboardInterrupt, TimeoutError):
             interrupted = True
         finally:
@@ -356,6 +395,100 @@ class Driver:
             return Outcome(0, None, False, lower, nodes, seconds,
                            [f"no tree of height {depth} or less exists"])
         return Outcome(best_value, best_root, True, best_value, nodes, seconds)
+
+    def _total_class(self, guess: int, parts: dict, depth: int, best: int, bar, report):
+        """(total, root node) of the best tree starting with ``guess`` when below ``best``, else
+        (a lower bound, None); and the nodes searched. Each part is a job with a cut-off from
+        ``best`` and the other parts' bounds; the largest part is split further, one job per
+        second guess, fed as they finish so that each starts with the best value found."""
+        s = self.solver
+        n = s.game.n_codes
+        dc = min(depth - 1, K.DCAP)
+        order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
+        lbs = {fid: int(s.LB[s.branches, len(p), dc]) for fid, p in order}
+        split = None
+        found = self._total_split(order[0][1], depth - 1, [guess])
+        if found is not None:
+            fid, part = order[0]
+            lbs[fid] = max(lbs[fid], found[1][0][0] if found[1] else int(K.INF))
+            if n + sum(lbs.values()) >= best:
+                bar.update(len(order))
+                return n + sum(lbs.values()), None, 0
+            split = _SplitPart(fid, part, found[0], found[1],
+                               best - n - (sum(lbs.values()) - lbs[fid]))
+        jobs = {}  # job -> feedback id of its part
+        if split is not None:
+            jobs.update(dict.fromkeys(self._feed(split, depth - 1, [guess]), split.fid))
+        for fid, part in order:
+            if split is None or fid != split.fid:
+                beta = best - n - (sum(lbs.values()) - lbs[fid])
+                jobs[self._submit(_total_job, part, depth - 1, beta, [guess])] = fid
+        subtrees, nodes = {}, 0
+        pending = list(jobs)
+        for job in self._finished(pending):
+            value, tree, used = job.result()
+            nodes += used
+            fid = jobs[job]
+            if split is not None and fid == split.fid:
+                split.record(job, value, tree)
+                more = self._feed(split, depth - 1, [guess])
+                jobs.update(dict.fromkeys(more, fid))
+                pending.extend(more)
+                if split.running:
+                    continue
+                value, tree = split.lower_bound(), split.tree
+            bar.update(1)
+            lbs[fid] = value  # exact, or a lower bound when cut
+            report(n + sum(lbs.values()))
+            if tree is None:
+                self._cancel(pending)
+                bar.update(len({jobs[j] for j in pending}))
+                return n + sum(lbs.values()), None, nodes
+            subtrees[fid] = tree
+        return n + sum(lbs.values()), Node(guess, {fid: subtrees[fid] for fid, _ in order}), nodes
+
+    def _feed(self, split: _SplitPart, depth: int, path: list[int]) -> list:
+        """Submit the split part's next second guesses, up to one per worker."""
+        new = []
+        while split.queue and len(split.running) < len(self.pool.workers):
+            bound, second = split.queue[0]
+            if bound >= split.beta:  # this guess and every later one cannot do better
+                split.bounds.append(bound)
+                split.queue.clear()
+                break
+            split.queue.pop(0)
+            job = self._submit(_total_guess_job, split.part, second, depth, split.beta,
+                               split.branching, path)
+            split.running.append(job)
+            new.append(job)
+        return new
+
+
+@dataclass
+class _SplitPart:
+    """A part whose second guesses run as separate jobs."""
+
+    fid: int
+    part: np.ndarray
+    branching: int
+    queue: list  # (one-step bound, second guess) not yet submitted, best first
+    beta: int  # the least total found so far (exact once ``tree`` is set), else the cut-off
+    tree: Node | None = None
+    bounds: list = field(default_factory=list)  # lower bounds of the guesses that did not win
+    running: list = field(default_factory=list)
+
+    def record(self, job, value: int, tree: Node | None) -> None:
+        self.running.remove(job)
+        if tree is not None and value < self.beta:
+            self.beta, self.tree = value, tree
+        else:
+            self.bounds.append(value)
+
+    def lower_bound(self) -> int:
+        """The part's exact value when a tree was found, else a bound >= the cut-off."""
+        if self.tree is not None:
+            return self.beta
+        return min(self.bounds, default=int(K.INF))
 
 
 # --- objectives --------------------------------------------------------------------------------

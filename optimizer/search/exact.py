@@ -86,7 +86,7 @@ class Solver:
         c = self.ctx
         keys, vals = self.height_table
         ok = K.feasible(
-            cands, depth, self.branches, self._path(list(path)), len(path), c.matrix,
+            cands, depth, self.branches, self._path(list(path)), len(path), c.matrix, c.matrix_t,
             self.all_codes, c.codes,
             c.kind, c.position_perms, c.symbol_class, c.n_symbols, c.code_perms,
             self.guesses == "consistent", self.game.win, self.game.n_feedback, self.M, self.LB,
@@ -95,14 +95,15 @@ class Solver:
         return int(self.out[0]) if ok else -1
 
     def min_total(self, cands: np.ndarray, depth: int, beta: int = int(K.INF),
-                  path: list[int] = ()) -> tuple[int, int]:
+                  path: list[int] = (), branching: int | None = None) -> tuple[int, int]:
         """(least total within ``depth``, a guess achieving it) when below ``beta``;
-        otherwise (a proven lower bound >= beta, -1)."""
+        otherwise (a proven lower bound >= beta, -1). ``branching``: the most non-winning
+        answers any guess gets on a superset of ``cands`` (sharper bounds when known)."""
         c = self.ctx
         keys, vals = self.total_table
         value = K.min_total(
-            cands, depth, beta, self.branches, self._path(list(path)), len(path), c.matrix,
-            self.all_codes,
+            cands, depth, beta, self.branches if branching is None else branching,
+            self._path(list(path)), len(path), c.matrix, c.matrix_t, self.all_codes,
             c.codes, c.kind, c.position_perms, c.symbol_class, c.n_symbols, c.code_perms,
             self.guesses == "consistent", self.game.win, self.game.n_feedback, self.M, self.LB,
             self.LBN, self.z1, self.z2, keys, vals, self.stats, self.opts, self.dead_ok, self.out,
