@@ -281,6 +281,40 @@ def _score_pool(FT, pool, cands, win, nf, LB, dc):
 
 
 @njit(cache=True)
+def _some_guess_fits(FT, pool, cands, win, nf, limit):
+    """Whether some guess of pool leaves no non-winning part larger than limit. Candidates are
+    read in blocks (rows of the transposed matrix, as in _score_pool); a guess is dropped as soon
+    as one part overflows, within the first blocks for almost every guess."""
+    G = pool.shape[0]
+    n = cands.shape[0]
+    counts = np.zeros((G, nf), dtype=np.int32)
+    alive = np.arange(G)
+    n_alive = G
+    start = 0
+    while start < n and n_alive > 0:
+        stop = min(n, start + 32)
+        for j in range(start, stop):
+            row = FT[cands[j]]
+            for a in range(n_alive):
+                i = alive[a]
+                counts[i, row[pool[i]]] += 1
+        kept = 0
+        for a in range(n_alive):
+            i = alive[a]
+            fits = True
+            for f in range(nf):
+                if f != win and counts[i, f] > limit:
+                    fits = False
+                    break
+            if fits:
+                alive[kept] = i
+                kept += 1
+        n_alive = kept
+        start = stop
+    return n_alive > 0
+
+
+@njit(cache=True)
 def _separating_guess(F, pool, cands, nf, stats):
     """The first guess of pool giving every candidate its own answer, or -1: what two guesses
     need. Each guess stops at its first repeated answer, which comes after a few candidates for
@@ -388,8 +422,13 @@ def feasible(cands, d, bmax, path, plen, F, FT, all_codes, codes, kind, pperms, 
     G = pool.shape[0]
     dc = min(d - 1, DCAP)
     limit = M[bmax, dc]
-    all_largest, all_parts, _ = _score_pool(FT, pool, cands, win, nf, LB[bmax], dc)
     stats[ST_SCORED] += G
+    if n > limit and not _some_guess_fits(FT, pool, cands, win, nf, limit):
+        # The usual way a node fails: every guess leaves a part too large for d - 1 guesses.
+        if opts & OPT_TT:
+            tt_store(keys, vals, h1, h2, meta, d + 1, INF, -1)
+        return False
+    all_largest, all_parts, _ = _score_pool(FT, pool, cands, win, nf, LB[bmax], dc)
     kept = np.empty(G, dtype=np.int64)
     kept_largest = np.empty(G, dtype=np.int64)
     order_key = np.empty(G, dtype=np.int64)
