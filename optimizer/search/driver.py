@@ -117,9 +117,10 @@ class Driver:
     """Owns the pool; ``workers=0`` runs every job in this process (tests, tiny games)."""
 
     def __init__(self, solver: Solver, workers: int | None = None, progress: bool = True,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, checkpoint=None):
         global _SOLVER
         self.solver = solver
+        self.checkpoint = checkpoint  # a Checkpoint: root classes refuted by earlier runs
         self.progress = progress
         self.deadline = time.monotonic() + time_limit if time_limit else None
         if workers is None:
@@ -251,11 +252,17 @@ class Driver:
         for guess, parts in classes:
             if max(len(p) for p in parts.values()) > fits:
                 continue  # counting alone rules this class out
+            if self.checkpoint is not None and self.checkpoint.refuted_within(guess) >= depth:
+                bar.update(1)
+                continue
+            started = time.monotonic()
             root, used = self._height_class(guess, parts, depth - 1)
             nodes += used
             bar.update(1)
             if root is not None:
                 return root, nodes
+            if self.checkpoint is not None:
+                self.checkpoint.record(guess, depth, used, time.monotonic() - started)
         return None, nodes
 
     def _height_class(self, guess: int, parts: dict, depth: int):
