@@ -246,11 +246,13 @@ class Driver:
     def _height_at(self, classes, depth: int, bar):
         """A root node solving everything within ``depth`` guesses, or None; (node, nodes)."""
         s = self.solver
+        bar.reset(total=len(classes))
         bar.set_description(f"height: is {depth} enough")
         fits = s.M[s.branches, min(depth - 1, K.DCAP)]
         nodes = 0
         for guess, parts in classes:
             if max(len(p) for p in parts.values()) > fits:
+                bar.update(1)
                 continue  # counting alone rules this class out
             if self.checkpoint is not None and self.checkpoint.refuted_within(guess) >= depth:
                 bar.update(1)
