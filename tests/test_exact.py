@@ -29,6 +29,7 @@ RULES = {
     "no-table": K.OPT_ALL & ~K.OPT_TT,
     "no-dead": K.OPT_ALL & ~K.OPT_DEAD,
     "no-probe": K.OPT_ALL & ~K.OPT_PROBE,
+    "no-separate": K.OPT_ALL & ~K.OPT_SEPARATE,
     "none": 0,
 }
 

@@ -11,6 +11,9 @@ search:
   candidate; only the first of them is scored;
 - transposition table (OPT_TT): the value of a node depends only on its candidate set (and depth
   limit), so results are stored under two independent 64-bit hashes of the set plus its size;
+- separation (OPT_SEPARATE): with three guesses left, each part left by the third guess needs a
+  fourth guess giving all its candidates different answers; such a guess gives at least that many
+  answers on the whole node, so only the guesses that do are tried, most answers first;
 - counting bounds: with B non-winning answers, d guesses tell apart at most M[d] = 1 + B M[d-1]
   secrets; the best conceivable total LB[n, d] puts one secret at depth 1, B^(k-1) at depth k.
 
@@ -31,7 +34,8 @@ OPT_DEDUPE = 2
 OPT_TT = 4
 OPT_DEAD = 8
 OPT_PROBE = 16
-OPT_ALL = 31
+OPT_SEPARATE = 32
+OPT_ALL = 63
 
 # stats slots
 ST_NODES = 0
@@ -338,6 +342,43 @@ def _separating_guess(F, pool, cands, nf, stats):
 
 
 @njit(cache=True)
+def _by_answers(FT, all_codes, cands, nf):
+    """Every code ordered by how many different answers it gets from cands (most first), and
+    at_least[r], how many codes get r or more: a guess separating a subset of r candidates is
+    among the first at_least[r] (it cannot give the subset more answers than the whole set)."""
+    A = all_codes.shape[0]
+    seen = np.zeros((A, nf), dtype=np.bool_)
+    answers = np.zeros(A, dtype=np.int64)
+    for c in cands:
+        row = FT[c]
+        for i in range(A):
+            f = row[all_codes[i]]
+            if not seen[i, f]:
+                seen[i, f] = True
+                answers[i] += 1
+    order = np.argsort(-answers, kind="mergesort")
+    at_least = np.zeros(nf + 2, dtype=np.int64)
+    for i in range(A):
+        at_least[answers[i]] += 1
+    for r in range(nf, -1, -1):
+        at_least[r] += at_least[r + 1]
+    return all_codes[order], at_least
+
+
+@njit(cache=True)
+def _separable(F, by_answers, at_least, sub, limit, nf, stats):
+    """Whether two guesses solve sub (a part of a node whose codes were ordered by _by_answers):
+    the guesses giving the node fewer answers than sub has candidates are never tried."""
+    stats[ST_NODES] += 1
+    r = sub.shape[0]
+    if r <= 2:
+        return True
+    if r > limit or r > nf:
+        return False
+    return _separating_guess(F, by_answers[:at_least[r]], sub, nf, stats) >= 0
+
+
+@njit(cache=True)
 def _signature(F, g, cands, z1, win, nf):
     """Order-free hash of the blocks g splits cands into (the winning block marked)."""
     acc = np.zeros(nf, dtype=np.uint64)
@@ -459,6 +500,11 @@ def feasible(cands, d, bmax, path, plen, F, FT, all_codes, codes, kind, pperms, 
         seen_g = np.empty(k, dtype=np.int64)
         seen_sig = np.empty(k, dtype=np.uint64)
         n_seen = 0
+        separate = d == 3 and not consistent and (opts & OPT_SEPARATE) != 0
+        if separate:
+            by_answers, at_least = _by_answers(FT, all_codes, cands, nf)
+        else:
+            by_answers, at_least = all_codes, np.zeros(0, dtype=np.int64)
         for oi in range(k):
             if kept_largest[order[oi]] > limit:
                 break  # sorted by largest part: no later guess fits either
@@ -473,6 +519,11 @@ def feasible(cands, d, bmax, path, plen, F, FT, all_codes, codes, kind, pperms, 
             ok = True
             for f in ids:
                 sub = buf[starts[f]:starts[f] + sizes[f]]
+                if separate:
+                    if not _separable(F, by_answers, at_least, sub, M[branching, 2], nf, stats):
+                        ok = False
+                        break
+                    continue
                 if not feasible(sub, d - 1, branching, path, plen + 1, F, FT, all_codes, codes,
                                 kind, pperms, sclass, nsym, cperms, consistent, win, nf, M, LB, z1,
                                 z2, keys, vals, stats, opts, dead_ok, out):
