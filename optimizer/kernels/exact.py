@@ -259,10 +259,10 @@ def _live_patterns(cands, codes, nsym, mask, out, k):
 @njit(cache=True)
 def _score_pool(FT, pool, cands, win, nf, LB, dc):
     """Every guess of pool over the candidates: (largest non-winning part, number of non-winning
-    parts, one-step total bound n + sum of LB over the non-winning parts), each an array. LB is
-    the table of one branching factor. The transposed matrix is read one candidate's row at a
-    time, in guess order: reading each guess's row at scattered secrets instead misses the cache
-    on every lookup (ten times slower on Bulls and Cows)."""
+    parts, one-step total bound n + sum of LB over the non-winning parts, number of different
+    answers), each an array. LB is the table of one branching factor. The transposed matrix is
+    read one candidate's row at a time, in guess order: reading each guess's row at scattered
+    secrets instead misses the cache on every lookup (ten times slower on Bulls and Cows)."""
     G = pool.shape[0]
     counts = np.zeros((G, nf), dtype=np.int32)
     for c in cands:
@@ -271,17 +271,21 @@ def _score_pool(FT, pool, cands, win, nf, LB, dc):
             counts[i, row[pool[i]]] += 1
     largest = np.zeros(G, dtype=np.int64)
     parts = np.zeros(G, dtype=np.int64)
+    answers = np.zeros(G, dtype=np.int64)
     lb1 = np.full(G, np.int64(cands.shape[0]), dtype=np.int64)
     for i in range(G):
         for f in range(nf):
             cnt = counts[i, f]
-            if cnt == 0 or f == win:
+            if cnt == 0:
+                continue
+            answers[i] += 1
+            if f == win:
                 continue
             parts[i] += 1
             lb1[i] += LB[cnt, dc]
             if cnt > largest[i]:
                 largest[i] = cnt
-    return largest, parts, lb1
+    return largest, parts, lb1, answers
 
 
 @njit(cache=True)
@@ -342,27 +346,18 @@ def _separating_guess(F, pool, cands, nf, stats):
 
 
 @njit(cache=True)
-def _by_answers(FT, all_codes, cands, nf):
-    """Every code ordered by how many different answers it gets from cands (most first), and
-    at_least[r], how many codes get r or more: a guess separating a subset of r candidates is
-    among the first at_least[r] (it cannot give the subset more answers than the whole set)."""
-    A = all_codes.shape[0]
-    seen = np.zeros((A, nf), dtype=np.bool_)
-    answers = np.zeros(A, dtype=np.int64)
-    for c in cands:
-        row = FT[c]
-        for i in range(A):
-            f = row[all_codes[i]]
-            if not seen[i, f]:
-                seen[i, f] = True
-                answers[i] += 1
+def _by_answers(pool, answers, nf):
+    """The codes of pool (every allowed code) ordered by how many different answers they get
+    from a node's candidates (most first), and at_least[r], how many codes get r or more: a guess
+    separating a subset of r candidates is among the first at_least[r] (it cannot give the
+    subset more answers than the whole node)."""
     order = np.argsort(-answers, kind="mergesort")
     at_least = np.zeros(nf + 2, dtype=np.int64)
-    for i in range(A):
+    for i in range(pool.shape[0]):
         at_least[answers[i]] += 1
     for r in range(nf, -1, -1):
         at_least[r] += at_least[r + 1]
-    return all_codes[order], at_least
+    return pool[order], at_least
 
 
 @njit(cache=True)
@@ -464,12 +459,16 @@ def feasible(cands, d, bmax, path, plen, F, FT, all_codes, codes, kind, pperms, 
     dc = min(d - 1, DCAP)
     limit = M[bmax, dc]
     stats[ST_SCORED] += G
-    if n > limit and not _some_guess_fits(FT, pool, cands, win, nf, limit):
+    # With three guesses left, the children are checked against codes ordered by their answers
+    # here, which needs every code scored: then one full pass replaces the early-exit test.
+    separate = d == 3 and not consistent and (opts & OPT_SEPARATE) != 0
+    scored_all = separate and pool.shape[0] == all_codes.shape[0]
+    if n > limit and not scored_all and not _some_guess_fits(FT, pool, cands, win, nf, limit):
         # The usual way a node fails: every guess leaves a part too large for d - 1 guesses.
         if opts & OPT_TT:
             tt_store(keys, vals, h1, h2, meta, d + 1, INF, -1)
         return False
-    all_largest, all_parts, _ = _score_pool(FT, pool, cands, win, nf, LB[bmax], dc)
+    all_largest, all_parts, _, all_answers = _score_pool(FT, pool, cands, win, nf, LB[bmax], dc)
     kept = np.empty(G, dtype=np.int64)
     kept_largest = np.empty(G, dtype=np.int64)
     order_key = np.empty(G, dtype=np.int64)
@@ -500,9 +499,11 @@ def feasible(cands, d, bmax, path, plen, F, FT, all_codes, codes, kind, pperms, 
         seen_g = np.empty(k, dtype=np.int64)
         seen_sig = np.empty(k, dtype=np.uint64)
         n_seen = 0
-        separate = d == 3 and not consistent and (opts & OPT_SEPARATE) != 0
-        if separate:
-            by_answers, at_least = _by_answers(FT, all_codes, cands, nf)
+        if scored_all:
+            by_answers, at_least = _by_answers(pool, all_answers, nf)
+        elif separate:  # the pool holds one code per symmetry class: score every code
+            answers = _score_pool(FT, all_codes, cands, win, nf, LB[bmax], dc)[3]
+            by_answers, at_least = _by_answers(all_codes, answers, nf)
         else:
             by_answers, at_least = all_codes, np.zeros(0, dtype=np.int64)
         for oi in range(k):
@@ -594,7 +595,7 @@ def min_total(cands, d, beta, bmax, path, plen, F, FT, all_codes, codes, kind, p
     complete = True  # whether every allowed guess was scored
     offset = 0
     while True:
-        all_largest, all_parts, all_lb1 = _score_pool(FT, pool, cands, win, nf, LB[bmax], dc)
+        all_largest, all_parts, all_lb1, _ = _score_pool(FT, pool, cands, win, nf, LB[bmax], dc)
         stats[ST_SCORED] += pool.shape[0]
         for i in range(pool.shape[0]):
             g = pool[i]
