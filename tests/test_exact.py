@@ -123,14 +123,16 @@ def test_build_exact_trees_replay(objective, workers):
                                        ("moo:3,4,5", "any"), ("mastermind:3x4", "consistent"),
                                        ("battleship:2x4x2", "any")])
 def test_parts_split_across_workers_equal_plain_search(spec, mode, plain):
-    """With every part large enough to split, each second guess is a job of its own (fed as
-    others finish, with cut-offs from the best so far): the optima must not change."""
+    """With every part large enough to split, its second guesses are jobs of their own (fed as
+    others finish, with cut-offs from the best so far; two per height job): the optima must not
+    change."""
     from optimizer.search.driver import Driver
 
     game = parse_game(spec)
     height, total, limited = plain(spec, mode)
     driver = Driver(Solver(game, mode, table_bits=14), workers=2, progress=False)
     driver.split_size = 2
+    driver.chunk = 2
     try:
         assert driver.min_height().value == height
         for depth, expected in ((game.n_codes, total), (height, limited)):

@@ -46,16 +46,21 @@ def _height_job(cands: np.ndarray, depth: int, path: list[int]):
     return tree, int(s.stats[K.ST_NODES]) - before
 
 
-def _height_guess_job(cands: np.ndarray, guess: int, depth: int, path: list[int]):
-    """A tree solving a part within ``depth`` guesses that starts with ``guess``, or None."""
+def _height_guess_job(cands: np.ndarray, guesses: list[int], depth: int, path: list[int]):
+    """A tree solving a part within ``depth`` guesses that starts with one of ``guesses`` (tried
+    in order), or None. Several guesses make one job: a job costs the parent a round trip and
+    some bookkeeping, as much as a refuted guess costs a worker on Battleship."""
     s = _SOLVER
     before = int(s.stats[K.ST_NODES])
-    node = Node(guess)
-    for fid, sub in sorted(s.parts(guess, cands).items(), key=lambda kv: -len(kv[1])):
-        if s.feasible(sub, depth - 1, path + [guess]) < 0:
-            return None, int(s.stats[K.ST_NODES]) - before
-        node.next[fid] = s.height_tree(depth - 1, sub, path + [guess])
-    return node, int(s.stats[K.ST_NODES]) - before
+    for guess in guesses:
+        node = Node(guess)
+        for fid, sub in sorted(s.parts(guess, cands).items(), key=lambda kv: -len(kv[1])):
+            if s.feasible(sub, depth - 1, path + [guess]) < 0:
+                break
+            node.next[fid] = s.height_tree(depth - 1, sub, path + [guess])
+        else:
+            return node, int(s.stats[K.ST_NODES]) - before
+    return None, int(s.stats[K.ST_NODES]) - before
 
 
 def _total_job(cands: np.ndarray, depth: int, beta: int, path: list[int]):
@@ -129,6 +134,7 @@ class Driver:
         self._warm_up()
         self.pool = None
         self.split_size = 200  # parts this large are split across workers by second guess
+        self.chunk = 16  # second guesses per height job
         if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
             self.pool = WorkerPool(workers)
 
@@ -269,8 +275,8 @@ class Driver:
 
     def _height_class(self, guess: int, parts: dict, depth: int):
         """(root node, nodes) when every part is solvable within ``depth``, else (None, nodes).
-        The largest part, the one most likely to fail, is split further: one job per second
-        guess, so that both cores share its refutation."""
+        The largest part, the one most likely to fail, is split further: one job per
+        few second guesses, so that both cores share its refutation."""
         order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
         jobs = {}  # job -> (feedback id of the part, whether it is one guess of a split part)
         open_guesses: dict[int, int] = {}  # split part -> guess jobs still running
@@ -281,9 +287,10 @@ class Driver:
                 continue
             if not seconds:
                 return None, 0  # counting alone rules the largest part out
-            open_guesses[fid] = len(seconds)
-            for second in seconds:
-                jobs[self._submit(_height_guess_job, part, second, depth, [guess])] = (fid, True)
+            chunks = [seconds[i:i + self.chunk] for i in range(0, len(seconds), self.chunk)]
+            open_guesses[fid] = len(chunks)
+            for chunk in chunks:
+                jobs[self._submit(_height_guess_job, part, chunk, depth, [guess])] = (fid, True)
         subtrees, nodes = {}, 0
         pending = list(jobs)
         for job in self._finished(pending):
