@@ -38,7 +38,15 @@ def entry() -> None:
 
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # A long run in the background (nohup, a batch system) gets no Ctrl-C, and shells start
+    # background jobs with SIGINT ignored: `kill PID` is its interruption, so the best tree found
+    # so far (or the proof's summary) is still written.
+    signal.signal(signal.SIGTERM, _interrupted)
     raise SystemExit(main())
+
+
+def _interrupted(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -3,6 +3,12 @@ plain search, and every recorded refutation must be true."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import orjson
 import pytest
 
@@ -22,6 +28,10 @@ def test_every_recorded_refutation_is_true(tmp_path):
     path = tmp_path / "cp.json"
     result = _prove(path)
     assert result["holds"] and result["optimum"] == 5
+    _assert_refutations_true(path)
+
+
+def _assert_refutations_true(path) -> None:
     game = parse_game(SPEC)
     log = Checkpoint(path, game, "any")
     assert len(log.refuted) >= 5
@@ -34,6 +44,18 @@ def test_every_recorded_refutation_is_true(tmp_path):
                 parts.setdefault(int(matrix[guess, secret]), set()).add(secret)
         best = 1 + max(height(frozenset(p)) for p in parts.values())
         assert best > entry["height"], game.format_code(guess)
+
+
+def test_refutations_from_parallel_screening_are_true(tmp_path, monkeypatch):
+    """Both workers screening root classes, results recorded as they come in order."""
+    from optimizer.search.driver import Driver
+
+    monkeypatch.setattr(Driver, "screen_from", 1)
+    monkeypatch.setattr(Driver, "screen_window", 3)
+    path = tmp_path / "cp.json"
+    result = prove_height(SPEC, 5, workers=2, progress=False, checkpoint=str(path))
+    assert result["holds"] and result["optimum"] == 5
+    _assert_refutations_true(path)
 
 
 def test_resumed_proof_equals_one_run(tmp_path):
@@ -74,3 +96,26 @@ def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
     path.write_bytes(payload)
     with pytest.raises(CheckpointError, match=message):
         Checkpoint(path, parse_game(SPEC), "any")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_terminated_background_proof_keeps_what_it_refuted(tmp_path):
+    """`kill PID` on a proof running in the background (where Ctrl-C cannot reach it): it stops
+    as an interrupted run does, says what is left, and the checkpoint stays valid."""
+    path = tmp_path / "cp.json"
+    command = [sys.executable, "-m", "optimizer", "prove", "battleship", "--height", "6",
+               "--checkpoint", str(path), "--time-limit", "900", "-o", str(tmp_path / "t.json")]
+    proc = subprocess.Popen(command, cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        end = time.monotonic() + 600
+        while not path.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.5)  # wait for the first refuted class
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 2, err.decode()[-2000:]
+    assert b"UNFINISHED" in out and b"Traceback" not in err
+    log = Checkpoint(path, parse_game("battleship"), "any")
+    assert log.count(5) >= 1

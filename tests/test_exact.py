@@ -144,6 +144,29 @@ def test_parts_split_across_workers_equal_plain_search(spec, mode, plain):
         driver.close()
 
 
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
+                                       ("battleship:2x4x2", "any"), ("battleship:2x4x2",
+                                                                     "consistent")])
+def test_root_classes_screened_in_parallel_equal_plain_search(spec, mode, plain):
+    """Screening the root classes a largest part per worker, results taken in the classes'
+    order: the least height and the first guess must be those of the sequential search."""
+    from optimizer.search.driver import Driver
+
+    game = parse_game(spec)
+    height, _, _ = plain(spec, mode)
+    screened = Driver(Solver(game, mode, table_bits=14), workers=2, progress=False)
+    screened.screen_from, screened.screen_window = 1, 3
+    alone = Driver(Solver(game, mode, table_bits=14), workers=0, progress=False)
+    try:
+        found, expected = screened.min_height(), alone.min_height()
+    finally:
+        screened.close()
+    assert found.optimal and found.value == expected.value == height
+    assert found.root.guess == expected.root.guess
+    tree = Tree(game=game, root=found.root, objective="height", guesses=mode)
+    assert replay(tree).height == height
+
+
 def test_depth_limit_below_the_optimum_is_a_clear_error():
     with pytest.raises(ValueError, match="no tree of height 2"):
         build_exact(parse_game("mastermind:3x3"), "total@2", "any", workers=0, progress=False)

@@ -46,6 +46,13 @@ def _height_job(cands: np.ndarray, depth: int, path: list[int]):
     return tree, int(s.stats[K.ST_NODES]) - before
 
 
+def _screen_job(cands: np.ndarray, depth: int, path: list[int]):
+    """_height_job, with the worker's CPU seconds (the record of a refuted root class)."""
+    start = time.process_time()
+    tree, nodes = _height_job(cands, depth, path)
+    return tree, nodes, time.process_time() - start
+
+
 def _height_guess_job(cands: np.ndarray, guesses: list[int], depth: int, path: list[int]):
     """A tree solving a part within ``depth`` guesses that starts with one of ``guesses`` (tried
     in order), or None. Several guesses make one job: a job costs the parent a round trip and
@@ -120,6 +127,9 @@ class _Deferred:
 # --- parent side -------------------------------------------------------------------------------
 class Driver:
     """Owns the pool; ``workers=0`` runs every job in this process (tests, tiny games)."""
+
+    screen_from = 16  # this many root classes to search: a whole class per worker at a time
+    screen_window = 8  # root classes queued for the workers at once
 
     def __init__(self, solver: Solver, workers: int | None = None, progress: bool = True,
                  time_limit: float | None = None, checkpoint=None):
@@ -255,14 +265,18 @@ class Driver:
         bar.reset(total=len(classes))
         bar.set_description(f"height: is {depth} enough")
         fits = s.M[s.branches, min(depth - 1, K.DCAP)]
-        nodes = 0
+        todo = []
         for guess, parts in classes:
             if max(len(p) for p in parts.values()) > fits:
+                bar.update(1)  # counting alone rules this class out
+            elif self.checkpoint is not None and self.checkpoint.refuted_within(guess) >= depth:
                 bar.update(1)
-                continue  # counting alone rules this class out
-            if self.checkpoint is not None and self.checkpoint.refuted_within(guess) >= depth:
-                bar.update(1)
-                continue
+            else:
+                todo.append((guess, parts))
+        if self.pool is not None and len(todo) >= self.screen_from:
+            return self._screen_classes(todo, depth, bar)
+        nodes = 0
+        for guess, parts in todo:
             started = time.monotonic()
             root, used = self._height_class(guess, parts, depth - 1)
             nodes += used
@@ -272,6 +286,44 @@ class Driver:
             if self.checkpoint is not None:
                 self.checkpoint.record(guess, depth, used, time.monotonic() - started)
         return None, nodes
+
+    def _screen_classes(self, todo, depth: int, bar):
+        """Many root classes: each worker takes a whole class's largest part (the part that
+        refutes nearly every class) while the next ones wait in a short queue; a class whose
+        largest part is solved gets the full search of _height_class. Results are taken in the
+        classes' order, so the first guess found does not depend on timing."""
+        nodes = 0
+        window = []  # (class, job), in order
+        upcoming = iter(todo)
+        try:
+            while True:
+                while len(window) < self.screen_window:
+                    item = next(upcoming, None)
+                    if item is None:
+                        break
+                    guess, parts = item
+                    largest = max(parts.values(), key=len)
+                    window.append((item, self._submit(_screen_job, largest, depth - 1, [guess])))
+                if not window:
+                    return None, nodes
+                (guess, parts), job = window[0]
+                for _ in self._finished([job]):
+                    pass
+                window.pop(0)
+                tree, used, seconds = job.result()
+                nodes += used
+                if tree is not None:  # rare: the other parts decide
+                    started = time.monotonic()
+                    root, more = self._height_class(guess, parts, depth - 1)
+                    nodes += more
+                    if root is not None:
+                        return root, nodes
+                    used, seconds = used + more, seconds + time.monotonic() - started
+                bar.update(1)
+                if self.checkpoint is not None:
+                    self.checkpoint.record(guess, depth, used, seconds)
+        finally:
+            self._cancel([job for _, job in window])
 
     def _height_class(self, guess: int, parts: dict, depth: int):
         """(root node, nodes) when every part is solvable within ``depth``, else (None, nodes).

@@ -39,7 +39,8 @@ class _Worker:
 
 
 def _serve(conn) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt stops
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
         try:
             message = conn.recv()
