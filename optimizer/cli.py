@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--guesses", choices=("any", "consistent"), default="any")
     build.add_argument("--seed", type=int, default=0, help="seed of random strategies")
     build.add_argument("--time-limit", type=float, default=None, help="seconds (exact searches)")
+    build.add_argument("--checkpoint", metavar="FILE", default=None,
+                       help="height objectives: first guesses refuted by earlier runs (as in "
+                            "moo prove); new refutations are added to it")
     build.add_argument("-o", "--output", required=True, help="tree file to write")
     build.set_defaults(run=cmd_build)
 
@@ -146,6 +149,7 @@ def cmd_build(args) -> int:
         guesses=args.guesses,
         seed=args.seed,
         time_limit=args.time_limit,
+        checkpoint=args.checkpoint,
     )
     tree.meta.setdefault("build_seconds", round(time.perf_counter() - start, 3))
     stats = write_tree(tree, args.output)

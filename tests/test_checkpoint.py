@@ -119,3 +119,27 @@ def test_terminated_background_proof_keeps_what_it_refuted(tmp_path):
     assert b"UNFINISHED" in out and b"Traceback" not in err
     log = Checkpoint(path, parse_game("battleship"), "any")
     assert log.count(5) >= 1
+
+
+def test_build_with_the_checkpoint_of_a_proof(tmp_path):
+    """moo build --objective height reads (and adds to) the proof's file: the same optimal
+    height, with the refuted first guesses not searched again."""
+    from optimizer.search.driver import build_exact
+    from optimizer.tree import replay
+
+    game = parse_game(SPEC)
+    plain = build_exact(game, "height", workers=0, progress=False)
+    path = tmp_path / "cp.json"
+    _prove(path)
+    known = build_exact(game, "height", workers=0, progress=False, checkpoint=str(path))
+    assert plain.optimal and known.optimal
+    assert replay(known).height == replay(plain).height == 5
+    assert known.meta["height_search"]["nodes"] < plain.meta["height_search"]["nodes"]
+
+
+def test_checkpoint_only_with_a_height_objective(tmp_path):
+    from optimizer.cli import main
+
+    status = main(["build", SPEC, "--objective", "total", "--checkpoint", str(tmp_path / "c"),
+                   "-o", str(tmp_path / "t.json")])
+    assert status == 2 and not (tmp_path / "t.json").exists()

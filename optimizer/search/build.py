@@ -14,11 +14,15 @@ def build_tree(
     guesses: str = "any",
     seed: int = 0,
     time_limit: float | None = None,
+    checkpoint: str | None = None,
 ) -> Tree:
     if objective is not None:
         from .driver import build_exact
 
-        return build_exact(game, objective, guesses, time_limit=time_limit)
+        return build_exact(game, objective, guesses, time_limit=time_limit,
+                           checkpoint=checkpoint)
+    if checkpoint is not None:
+        raise ValueError("--checkpoint goes with an exact height objective")
     name = strategy or "first-consistent"
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")

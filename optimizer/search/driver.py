@@ -561,15 +561,22 @@ class _SplitPart:
 
 # --- objectives --------------------------------------------------------------------------------
 def build_exact(game, objective: str, guesses: str = "any", time_limit: float | None = None,
-                workers: int | None = None, progress: bool = True):
-    """A Tree for an exact objective, marked optimal only when the search completed."""
+                workers: int | None = None, progress: bool = True,
+                checkpoint: str | None = None):
+    """A Tree for an exact objective, marked optimal only when the search completed.
+    ``checkpoint``: a file of refuted first guesses (see checkpoint.py), for height objectives."""
     from ..tree import Tree, replay
     from .build import height_incumbent, incumbent_tree
+    from .checkpoint import Checkpoint
     from .exact import Objective
 
     obj = Objective.parse(objective)
+    if checkpoint is not None and obj.first != "height":
+        raise ValueError("--checkpoint goes with a height objective (height, height,total)")
+    log = Checkpoint(checkpoint, game, guesses) if checkpoint is not None else None
     solver = Solver(game, guesses)
-    driver = Driver(solver, workers=workers, progress=progress, time_limit=time_limit)
+    driver = Driver(solver, workers=workers, progress=progress, time_limit=time_limit,
+                    checkpoint=log)
     meta: dict = {"program": "moo-optimizer", "guesses": guesses}
     try:
         if obj.first == "height":
