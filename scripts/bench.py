@@ -4,6 +4,7 @@ both cores), nodes visited; and numba compile time measured apart, in a fresh em
     python scripts/bench.py            # the standard problems
     python scripts/bench.py --long     # also Bulls and Cows minimal total (long)
     python scripts/bench.py --workers 1
+    python scripts/bench.py --battleship 12   # a slice of Battleship's open height proof
 """
 
 from __future__ import annotations
@@ -74,10 +75,45 @@ def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> di
             "search": out.seconds, "nodes": out.nodes}
 
 
+def battleship_slice(count: int) -> None:
+    """Refute Battleship's first ``count`` root classes at height 5 (a slice of the proof that
+    its optimum is 6) three ways, each with fresh tables: one process; 2 workers sharing each
+    class's largest part by second guess; 2 workers taking a class each."""
+    from tqdm import tqdm
+
+    from optimizer.games import parse_game
+    from optimizer.search.driver import Driver, height_order
+    from optimizer.search.exact import Solver
+
+    game = parse_game("battleship")
+    ways = [("one process", 0, None), ("2 workers, split by second guess", 2, 10**9),
+            ("2 workers, a class per worker", 2, 1)]
+    first = None
+    for label, workers, screen_from in ways:
+        driver = Driver(Solver(game, "any"), workers=workers, progress=False)
+        if screen_from is not None:
+            driver.screen_from = screen_from
+        classes = height_order(driver.root_classes())
+        classes = classes[:count]
+        start = time.perf_counter()
+        try:
+            root, nodes = driver._height_at(classes, 5, tqdm(disable=True))
+        finally:
+            driver.close()
+        seconds = time.perf_counter() - start
+        first = first or seconds
+        verdict = "all refuted" if root is None else "NOT refuted"
+        print(f"battleship, {len(classes)} classes at height 5, {label:33} {seconds:7.1f} s "
+              f"({seconds / len(classes):.2f} s/class, x{first / seconds:.2f}) {nodes:>9} nodes "
+              f"{verdict}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--long", action="store_true", help="include Bulls and Cows total")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--battleship", type=int, metavar="N", default=0,
+                        help="also time the refutation of N Battleship root classes")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}")
@@ -90,6 +126,8 @@ def main() -> int:
         failures += bool(flag)
         print(f"{label:36} {r['value']:>7} {r['setup']:>9.2f} {r['search']:>9.2f} "
               f"{r['nodes']:>10}{flag}", flush=True)
+    if args.battleship:
+        battleship_slice(args.battleship)
     return 1 if failures else 0
 
 

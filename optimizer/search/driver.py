@@ -110,6 +110,11 @@ def _total_guess_job(cands: np.ndarray, guess: int, depth: int, beta: int, branc
     return total, node, int(s.stats[K.ST_NODES]) - before
 
 
+def height_order(classes: list) -> list:
+    """Root classes, the likeliest to fit a depth first: smallest largest part, most parts."""
+    return sorted(classes, key=lambda c: (max(len(p) for p in c[1].values()), -len(c[1])))
+
+
 class _Deferred:
     """A job run in this process when it is waited for (so a cut-off skips the rest)."""
 
@@ -221,8 +226,7 @@ class Driver:
         start = time.monotonic()
         s = self.solver
         n = s.game.n_codes
-        classes = self.root_classes()
-        classes.sort(key=lambda c: (max(len(p) for p in c[1].values()), -len(c[1])))
+        classes = height_order(self.root_classes())
         lower = 1
         while s.M[s.branches, min(lower, K.DCAP)] < n:
             lower += 1
