@@ -18,6 +18,7 @@ import numpy as np
 import orjson
 
 from .games import Game, GameError, parse_game
+from .search.checkpoint import FORMAT as CHECKPOINT_FORMAT
 from .tree import Tree, TreeError, replay, tree_from_json, write_atomic
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -117,6 +118,8 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
             data = orjson.loads(path.read_bytes())
             if not isinstance(data, dict) or _spec_of(data.get("game")) != game.spec:
                 continue
+            if data.get("format") == CHECKPOINT_FORMAT:
+                continue  # a height proof's record of refuted first guesses, not a tree
             tree = tree_from_json(data, str(path))
         except (OSError, orjson.JSONDecodeError, TreeError) as exc:
             problems.append(f"{path.name}: {exc}")

@@ -155,6 +155,9 @@ def test_compare_lists_strategies_and_stored_trees(tmp_path, capsys):
     write_tree(build_tree(game, strategy="minimax"), tmp_path / "mastermind-3x3.minimax.any.json")
     write_tree(build_tree(parse_game("moo:3,4,5")), tmp_path / "moo-3_4_5.first.json")
     (tmp_path / "broken.json").write_bytes(b'{"format": "decision-tree", "vers')
+    (tmp_path / "mastermind-3x3.height-checkpoint.json").write_bytes(
+        b'{"format": "moo-height-checkpoint", "version": 1, "game": "mastermind:3x3",'
+        b' "guesses": "any", "refuted": {}}')  # a proof's record: neither a tree nor a problem
     result = compare(game, tmp_path, progress=False)
     stored = [r for r in result.rows if r.source != "built"]
     assert [r.source for r in stored] == ["mastermind-3x3.minimax.any.json"]
