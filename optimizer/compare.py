@@ -18,7 +18,6 @@ import numpy as np
 import orjson
 
 from .games import Game, GameError, parse_game
-from .search.checkpoint import FORMAT as CHECKPOINT_FORMAT
 from .tree import Tree, TreeError, replay, tree_from_json, write_atomic
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -112,6 +111,9 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
 
 def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
     """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
+    from .search.checkpoint import FORMAT as CHECKPOINT_FORMAT  # not at import: the player
+    # imports this module and must stay light
+
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):
         try:
