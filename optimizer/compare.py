@@ -111,8 +111,8 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
 
 def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
     """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
-    from .search.checkpoint import FORMAT as CHECKPOINT_FORMAT  # not at import: the player
-    # imports this module and must stay light
+    # Imported here, not at the top: the player imports this module and must stay light.
+    from .search.checkpoint import FORMAT as CHECKPOINT_FORMAT
 
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):

@@ -297,7 +297,7 @@ class Driver:
         largest part is solved gets the full search of _height_class. Results are taken in the
         classes' order, so the first guess found does not depend on timing."""
         nodes = 0
-        window = []  # (class, job), in order
+        window = []  # (class, feedback id of its largest part, job), in order
         upcoming = iter(todo)
         try:
             while True:
@@ -306,19 +306,19 @@ class Driver:
                     if item is None:
                         break
                     guess, parts = item
-                    largest = max(parts.values(), key=len)
-                    window.append((item, self._submit(_screen_job, largest, depth - 1, [guess])))
+                    largest = max(parts, key=lambda fid: len(parts[fid]))
+                    job = self._submit(_screen_job, parts[largest], depth - 1, [guess])
+                    window.append((item, largest, job))
                 if not window:
                     return None, nodes
-                (guess, parts), job = window[0]
-                for _ in self._finished([job]):
-                    pass
+                (guess, parts), largest, job = window[0]
+                next(self._finished([job]))  # TimeoutError at the time limit
                 window.pop(0)
                 tree, used, seconds = job.result()
                 nodes += used
                 if tree is not None:  # rare: the other parts decide
                     started = time.monotonic()
-                    root, more = self._height_class(guess, parts, depth - 1)
+                    root, more = self._height_class(guess, parts, depth - 1, {largest: tree})
                     nodes += more
                     if root is not None:
                         return root, nodes
@@ -327,16 +327,19 @@ class Driver:
                 if self.checkpoint is not None:
                     self.checkpoint.record(guess, depth, used, seconds)
         finally:
-            self._cancel([job for _, job in window])
+            self._cancel([job for _, _, job in window])
 
-    def _height_class(self, guess: int, parts: dict, depth: int):
+    def _height_class(self, guess: int, parts: dict, depth: int, solved: dict | None = None):
         """(root node, nodes) when every part is solvable within ``depth``, else (None, nodes).
-        The largest part, the one most likely to fail, is split further: one job per
-        few second guesses, so that both cores share its refutation."""
+        ``solved``: subtrees of parts already solved (feedback id -> node). The largest part
+        left, the one most likely to fail, is split further: one job per few second guesses,
+        so that both cores share its refutation."""
         order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
+        subtrees = dict(solved or {})
+        left = [(fid, part) for fid, part in order if fid not in subtrees]
         jobs = {}  # job -> (feedback id of the part, whether it is one guess of a split part)
         open_guesses: dict[int, int] = {}  # split part -> guess jobs still running
-        for index, (fid, part) in enumerate(order):
+        for index, (fid, part) in enumerate(left):
             seconds = self._second_guesses(part, depth, [guess]) if index == 0 else None
             if seconds is None:
                 jobs[self._submit(_height_job, part, depth, [guess])] = (fid, False)
@@ -347,7 +350,7 @@ class Driver:
             open_guesses[fid] = len(chunks)
             for chunk in chunks:
                 jobs[self._submit(_height_guess_job, part, chunk, depth, [guess])] = (fid, True)
-        subtrees, nodes = {}, 0
+        nodes = 0
         pending = list(jobs)
         for job in self._finished(pending):
             tree, used = job.result()
