@@ -12,13 +12,16 @@ import time
 
 import orjson
 
+from .command import FINISHED, STOPPED, add_search_options
 from .games import GameError, parse_game
 from .tree import TreeError, TreeFileError, read_tree, verify
 
 
 def main(argv: list[str] | None = None) -> int:
+    started = time.monotonic()
     parser = _parser()
     args = parser.parse_args(argv)
+    args.started = started
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
@@ -30,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("moo: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a file that cannot be written, a cluster that cannot be reached
+        print(f"moo: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def entry() -> None:
@@ -39,9 +45,12 @@ def entry() -> None:
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # A long run in the background (nohup, a batch system) gets no Ctrl-C, and shells start
-    # background jobs with SIGINT ignored: `kill PID` is its interruption, so the best tree found
-    # so far (or the proof's summary) is still written.
-    signal.signal(signal.SIGTERM, _interrupted)
+    # background jobs with SIGINT ignored: `kill PID` (SIGTERM) is its interruption, and a closed
+    # terminal (SIGHUP) another; each ends a search as Ctrl-C does: the best tree found so far
+    # (or the proof's summary) is still written.
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupted)
     raise SystemExit(main())
 
 
@@ -73,10 +82,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--guesses", choices=("any", "consistent"), default="any")
     build.add_argument("--seed", type=int, default=0, help="seed of random strategies")
-    build.add_argument("--time-limit", type=float, default=None, help="seconds (exact searches)")
     build.add_argument("--checkpoint", metavar="FILE", default=None,
-                       help="height objectives: first guesses refuted by earlier runs (as in "
-                            "moo prove); new refutations are added to it")
+                       help="exact objectives: facts about first guesses from earlier runs "
+                            "(refuted heights, least totals, the best tree); this run adds its "
+                            "own, so a long search goes on where it stopped")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_search_options(build)
     build.add_argument("-o", "--output", required=True, help="tree file to write")
     build.set_defaults(run=cmd_build)
 
@@ -90,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
         ("play", "player", "play a stored tree against a person, or be the code maker"),
         ("prove", "prove", "prove that K guesses are the optimal worst case of a game"),
         ("compare", "compare", "every strategy and stored tree of a game side by side"),
+        ("checkpoint", "checkpoints", "show, merge or verify checkpoint files of long searches"),
     ):
         _plug(sub, name, module, text)
     return parser
@@ -112,7 +124,7 @@ def _plug(sub, name: str, module: str, text: str) -> None:
 def cmd_info(args) -> int:
     import numpy as np
 
-    from .search.context import root_classes
+    from .search.solver import root_classes
 
     game = parse_game(args.game)
     start = time.perf_counter()
@@ -141,19 +153,16 @@ def cmd_build(args) -> int:
     game = parse_game(args.game)
     if not args.strategy and not args.objective:
         args.strategy = "first-consistent"
-    start = time.perf_counter()
-    tree = build_tree(
-        game,
-        strategy=args.strategy,
-        objective=args.objective,
-        guesses=args.guesses,
-        seed=args.seed,
-        time_limit=args.time_limit,
-        checkpoint=args.checkpoint,
-    )
-    tree.meta.setdefault("build_seconds", round(time.perf_counter() - start, 3))
+    if args.objective is not None:
+        tree = _build_exact(game, args)
+    else:
+        tree = build_tree(game, strategy=args.strategy, guesses=args.guesses, seed=args.seed,
+                          checkpoint=args.checkpoint)
+    tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
-    label = "optimal" if tree.optimal else "not proven optimal"
+    stopped = bool(tree.meta.get("stopped"))
+    label = "optimal" if tree.optimal else "stopped early, not proven optimal" if stopped else (
+        "not proven optimal")
     print(
         f"{game.spec} {tree.objective} ({tree.guesses} guesses, {label}): "
         f"height {stats['height']}, "
@@ -161,8 +170,24 @@ def cmd_build(args) -> int:
         f"-> {args.output}"
     )
     if tree.lower_bound is not None and not tree.optimal:
-        print(f"proven lower bound: {tree.lower_bound}")
-    return 0
+        print(f"proven lower bound of the {tree.objective.split(',')[0].split('@')[0]}: "
+              f"{tree.lower_bound}")
+    taken = sum(search.get("classes_from_checkpoint", 0) for key, search in tree.meta.items()
+                if key.endswith("_search"))
+    if taken:
+        print(f"taken from {args.checkpoint}: {taken} first-guess classes settled by earlier "
+              "runs (claims this run did not check; `moo checkpoint verify` re-proves them)")
+    return STOPPED if stopped else FINISHED
+
+
+def _build_exact(game, args):
+    from .search.objectives import Search
+
+    deadline = args.started + args.time_limit if args.time_limit is not None else None
+    with Search(game, args.guesses, workers=args.workers, scheduler=args.scheduler,
+                deadline=deadline, progress=not args.quiet,
+                checkpoint=args.checkpoint) as search:
+        return search.build(args.objective)
 
 
 def cmd_verify(args) -> int:

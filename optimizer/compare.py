@@ -112,7 +112,7 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
 def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
     """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
     # Imported here, not at the top: the player imports this module and must stay light.
-    from .search.checkpoint import FORMAT as CHECKPOINT_FORMAT
+    from .search.checkpoint import FORMAT, OLD_FORMAT
 
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):
@@ -120,8 +120,8 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
             data = orjson.loads(path.read_bytes())
             if not isinstance(data, dict) or _spec_of(data.get("game")) != game.spec:
                 continue
-            if data.get("format") == CHECKPOINT_FORMAT:
-                continue  # a height proof's record of refuted first guesses, not a tree
+            if data.get("format") in (FORMAT, OLD_FORMAT):
+                continue  # a long search's checkpoint, not a tree
             tree = tree_from_json(data, str(path))
         except (OSError, orjson.JSONDecodeError, TreeError) as exc:
             problems.append(f"{path.name}: {exc}")

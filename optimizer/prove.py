@@ -2,7 +2,9 @@
 
 Both halves come from one exhaustive least-height search: a tree of height K is built and replayed
 over every secret, and the search that found no tree of height K - 1 considered every guess class
-at every node (symmetry, partition and table pruning only skip guesses proven equivalent).
+at every node (symmetry, partition and table pruning only skip guesses proven equivalent). Root
+classes taken from a checkpoint file are claims of earlier runs, not checked by this one: the
+summary counts them apart and never calls them exhaustive search.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 
 import orjson
 
+from .command import CLAIM_FAILS, FINISHED, STOPPED, add_search_options
 from .games import parse_game
 
 
@@ -18,42 +21,39 @@ def configure(parser) -> None:
     parser.add_argument("game")
     parser.add_argument("--height", type=int, required=True, help="the claimed optimal height K")
     parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: 2)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("-o", "--output", help="also write the tree of the optimal height")
     parser.add_argument("--checkpoint", metavar="FILE",
                         help="record each refuted first guess here, and skip those already "
                              "recorded: a long proof done over several runs")
-    parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                        help="stop after this long (with --checkpoint, run again to go on)")
+    add_search_options(parser)
 
 
 def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | None = None,
                  progress: bool = True, output: str | None = None,
-                 checkpoint: str | None = None, time_limit: float | None = None) -> dict:
+                 checkpoint: str | None = None, time_limit: float | None = None,
+                 scheduler: str | None = None, started: float | None = None) -> dict:
     """Search the least height and return what was shown about the claim ("finished": False
-    when the time limit ended the search first)."""
-    from .search.build import height_incumbent
-    from .search.checkpoint import Checkpoint
-    from .search.driver import Driver
-    from .search.exact import Solver
+    when a time limit or a signal ended the search first). ``started``: the time.monotonic() of
+    the command's start, from which the time limit counts."""
+    from .search.objectives import Search, height_incumbent
     from .tree import Tree, replay, write_tree
 
     if claim < 1:
         raise ValueError("--height must be at least 1")
+    start = started if started is not None else time.monotonic()
+    deadline = start + time_limit if time_limit is not None else None
     game = parse_game(spec)
-    start = time.monotonic()
-    log = Checkpoint(checkpoint, game, guesses) if checkpoint else None
-    solver = Solver(game, guesses)
-    setup = time.monotonic() - start
-    driver = Driver(solver, workers=workers, progress=progress, time_limit=time_limit,
-                    checkpoint=log)
-    resumed = len(log.refuted) if log else 0
-    try:
-        found = driver.min_height(height_incumbent(game, guesses))
-    finally:
-        driver.close()
+    with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
+                progress=progress, checkpoint=checkpoint) as search:
+        log = search.checkpoint
+        before = len(log.refuted) if log else 0
+        incumbent = height_incumbent(game, guesses, deadline)
+        search.ready()
+        setup = time.monotonic() - start
+        found = search.min_height(incumbent)
+        where = search.engine.where
     result = {
         "game": game.spec,
         "guesses": guesses,
@@ -65,28 +65,31 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         "setup_seconds": round(setup, 3),
         "search_seconds": round(found.seconds, 3),
         "nodes": found.nodes,
+        "engine": where,
+        # the depth that was refuted last: its classes searched now and taken from the file
+        "classes_searched": found.searched,
+        "classes_taken": found.taken,
     }
     if log is not None:
-        result["checkpoint"] = {"file": str(log.path), "refuted_before": resumed,
+        result["checkpoint"] = {"file": str(log.path), "refuted_before": before,
                                 "refuted_now": len(log.refuted)}
     if not found.optimal:
-        if time_limit is None:
-            raise RuntimeError("the least-height search did not finish")
         return result
     optimum = found.value
-    if found.root is not None:
-        tree = Tree(game=game, root=found.root, objective="height", guesses=guesses,
-                    optimal=True)
-        check = replay(tree)
-        result["tree"] = {"height": check.height, "total": check.total,
-                          "replay_defects": len(check.defects)}
-        if check.defects or check.height != optimum:
-            raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
-        if output:
-            tree.meta = {"program": "moo-optimizer", "proof": f"height {optimum - 1} impossible",
-                         "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
-            write_tree(tree, output)
-            result["tree"]["file"] = output
+    tree = Tree(game=game, root=found.root, objective="height", guesses=guesses, optimal=True)
+    check = replay(tree)
+    result["tree"] = {"height": check.height, "total": check.total,
+                      "replay_defects": len(check.defects)}
+    if check.defects or check.height != optimum:
+        raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
+    if output:
+        tree.meta = {"program": "moo-optimizer", "proof": f"height {optimum - 1} impossible",
+                     "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
+        if found.taken:
+            tree.meta["classes_from_checkpoint"] = found.taken
+            tree.meta["checkpoint"] = result["checkpoint"]["file"]
+        write_tree(tree, output)
+        result["tree"]["file"] = output
     result["achievable"] = optimum <= claim
     result["lower_impossible"] = optimum >= claim
     result["holds"] = optimum == claim
@@ -96,10 +99,13 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
 def run(args) -> int:
     result = prove_height(args.game, args.height, args.guesses, args.workers,
                           progress=not (args.quiet or args.json), output=args.output,
-                          checkpoint=args.checkpoint, time_limit=args.time_limit)
+                          checkpoint=args.checkpoint, time_limit=args.time_limit,
+                          scheduler=args.scheduler, started=args.started)
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
-        return 2 if not result["finished"] else 0 if result["holds"] else 1
+        if not result["finished"]:
+            return STOPPED
+        return FINISHED if result["holds"] else CLAIM_FAILS
     if not result["finished"]:
         return _unfinished(result)
     k, opt = result["claim"], result["optimum"]
@@ -112,23 +118,41 @@ def run(args) -> int:
     else:
         print(f"  [no]  height {k} is not enough: no strategy solves every secret in {k}")
     if result["lower_impossible"]:
-        print(f"  [yes] height {k - 1} is impossible: exhaustive search found no strategy "
-              f"solving every secret in {k - 1}")
+        print(f"  [yes] height {k - 1} is impossible: {_how_refuted(result)}")
     else:
         print(f"  [no]  height {k - 1} is possible: the optimum is {opt}")
     print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
-          f"(+ {result['setup_seconds']:.2f} s set-up)")
+          f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
     if tree and tree.get("file"):
         print(f"  tree of height {tree['height']} written to {tree['file']}")
+    taken = result["classes_taken"]
     if result["holds"]:
-        print(f"PROVEN: the optimal worst case is {k}")
-        return 0
+        if taken:
+            print(f"PROVEN, taking {taken} first-guess classes from {result['checkpoint']['file']}"
+                  f" as refuted (not checked by this run; `moo checkpoint verify` re-proves "
+                  f"them): the optimal worst case is {k}")
+        else:
+            print(f"PROVEN: the optimal worst case is {k}")
+        return FINISHED
     print(f"CLAIM FAILS: the optimal worst case is {opt}")
-    return 1
+    return CLAIM_FAILS
+
+
+def _how_refuted(result: dict) -> str:
+    """Who refuted height K - 1: this run's exhaustive search, the checkpoint file, or both."""
+    k, searched, taken = result["claim"], result["classes_searched"], result["classes_taken"]
+    if not taken:
+        return f"exhaustive search found no strategy solving every secret in {k - 1}"
+    log = result["checkpoint"]["file"]
+    if not searched:
+        return (f"all {taken} first-guess classes not ruled out by counting are listed as "
+                f"refuted in {log}; this run searched none of them")
+    return (f"{searched} first-guess classes refuted by exhaustive search now, {taken} taken "
+            f"as refuted from {log}")
 
 
 def _unfinished(result: dict) -> int:
-    """The time limit came first: what is known so far (exit status 2)."""
+    """Stopped early (a time limit or a signal): what is known so far."""
     print(f"UNFINISHED: {result['game']} ({result['guesses']} guesses) after "
           f"{result['search_seconds']:.0f} s, {result['nodes']} nodes")
     if result["best_height"] is not None:
@@ -139,4 +163,4 @@ def _unfinished(result: dict) -> int:
         print(f"  first guesses refuted so far: {log['refuted_now']} "
               f"({log['refuted_now'] - log['refuted_before']} in this run), kept in "
               f"{log['file']}; run the same command again to go on")
-    return 2
+    return STOPPED

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from optimizer.command import FINISHED, STOPPED
 from optimizer.tree import tree_filename
 
 # (game, objective, guesses, time limit in seconds)
@@ -67,9 +68,11 @@ def main() -> int:
         if checkpoint and objective.startswith("height"):
             build += ["--checkpoint", str(folder / checkpoint)]
         status = subprocess.call(build)
-        if status == 0:
+        stopped = status == STOPPED  # the time limit came first: the best tree was written
+        if status in (FINISHED, STOPPED):
             status = subprocess.call([sys.executable, "-m", "optimizer", "verify", str(path)])
-        tqdm.write(f"{path}: {'ok' if status == 0 else 'FAILED'} "
+        verdict = "FAILED" if status else "ok, stopped by its time limit" if stopped else "ok"
+        tqdm.write(f"{path}: {verdict} "
                    f"({time.monotonic() - start:.0f} s)")
         failures += status != 0
     if not args.no_report:

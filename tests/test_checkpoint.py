@@ -1,5 +1,6 @@
-"""The height checkpoint: a proof done over several runs must agree with one run and with the
-plain search, and every recorded refutation must be true."""
+"""Checkpoints: a search done over several runs (or machines) must agree with one run and with
+the plain search, every recorded fact must be true, and a file is a list of claims that the
+program says it took, checks on load and can re-prove."""
 
 from __future__ import annotations
 
@@ -12,18 +13,38 @@ from pathlib import Path
 import orjson
 import pytest
 
+from optimizer.cli import main as moo
 from optimizer.games import parse_game
 from optimizer.prove import prove_height
 from optimizer.search.checkpoint import Checkpoint, CheckpointError
+from optimizer.search.objectives import build_exact
 from optimizer.search.reference import plain_values
+from optimizer.tree import read_tree, replay
 
 SPEC = "battleship:2x4x2"  # optimum 5: many first-guess classes are refuted at height 4
+TOTAL_SPEC = "mastermind:3x3"
 
 
 def _prove(path, **kw):
-    return prove_height(SPEC, 5, workers=0, progress=False, checkpoint=str(path), **kw)
+    return prove_height(SPEC, 5, workers=1, progress=False, checkpoint=str(path), **kw)
 
 
+def _opening_values(spec: str, guess: int, depth: int) -> tuple[int, int]:
+    """(least height, least total within depth) of the trees opening with ``guess``, from the
+    plain search."""
+    game = parse_game(spec)
+    height, total = plain_values(game, "any")
+    matrix = game.feedback_matrix()
+    parts: dict[int, set] = {}
+    for secret in range(game.n_codes):
+        if secret != guess:
+            parts.setdefault(int(matrix[guess, secret]), set()).add(secret)
+    least_height = 1 + max((height(frozenset(p)) for p in parts.values()), default=0)
+    least_total = game.n_codes + sum(total(frozenset(p), depth - 1) for p in parts.values())
+    return least_height, least_total
+
+
+# --- height ------------------------------------------------------------------------------------
 def test_every_recorded_refutation_is_true(tmp_path):
     path = tmp_path / "cp.json"
     result = _prove(path)
@@ -32,26 +53,18 @@ def test_every_recorded_refutation_is_true(tmp_path):
 
 
 def _assert_refutations_true(path) -> None:
-    game = parse_game(SPEC)
-    log = Checkpoint(path, game, "any")
+    log = Checkpoint(path, parse_game(SPEC), "any")
     assert len(log.refuted) >= 5
-    height, _ = plain_values(game, "any")
-    matrix = game.feedback_matrix()
     for guess, entry in log.refuted.items():
-        parts: dict[int, set] = {}
-        for secret in range(game.n_codes):
-            if secret != guess:
-                parts.setdefault(int(matrix[guess, secret]), set()).add(secret)
-        best = 1 + max(height(frozenset(p)) for p in parts.values())
-        assert best > entry["height"], game.format_code(guess)
+        assert _opening_values(SPEC, guess, 99)[0] > entry["height"]
 
 
 def test_refutations_from_parallel_screening_are_true(tmp_path, monkeypatch):
     """Both workers screening root classes, results recorded as they come in order."""
-    from optimizer.search.driver import Driver
+    from optimizer.search.height import HeightSearch
 
-    monkeypatch.setattr(Driver, "screen_from", 1)
-    monkeypatch.setattr(Driver, "screen_window", 3)
+    monkeypatch.setattr(HeightSearch, "screen_from", 1)
+    monkeypatch.setattr(HeightSearch, "screen_window", 3)
     path = tmp_path / "cp.json"
     result = prove_height(SPEC, 5, workers=2, progress=False, checkpoint=str(path))
     assert result["holds"] and result["optimum"] == 5
@@ -62,17 +75,28 @@ def test_resumed_proof_equals_one_run(tmp_path):
     whole = tmp_path / "whole.json"
     one_run = _prove(whole)
     data = orjson.loads(whole.read_bytes())
-    entries = sorted(data["refuted"])
+    entries = sorted(data["height"]["refuted"])
     half = tmp_path / "half.json"
-    data["refuted"] = {k: data["refuted"][k] for k in entries[: len(entries) // 2]}
+    data["height"]["refuted"] = {k: data["height"]["refuted"][k]
+                                 for k in entries[: len(entries) // 2]}
     half.write_bytes(orjson.dumps(data))
     resumed = _prove(half)
     assert resumed["optimum"] == one_run["optimum"] == 5
     assert resumed["checkpoint"]["refuted_before"] == len(entries) // 2
-    assert sorted(orjson.loads(half.read_bytes())["refuted"]) == entries
+    assert sorted(orjson.loads(half.read_bytes())["height"]["refuted"]) == entries
     assert resumed["nodes"] < one_run["nodes"]
     again = _prove(whole)  # everything known: the refutation costs no search
     assert again["optimum"] == 5 and again["nodes"] < resumed["nodes"]
+    assert again["classes_searched"] == 0 and again["classes_taken"] > 0
+
+
+def test_a_version_1_file_is_still_read(tmp_path):
+    path = tmp_path / "old.json"
+    _prove(path)
+    entries = orjson.loads(path.read_bytes())["height"]["refuted"]
+    path.write_bytes(orjson.dumps({"format": "moo-height-checkpoint", "version": 1,
+                                   "game": SPEC, "guesses": "any", "refuted": entries}))
+    assert len(Checkpoint(path, parse_game(SPEC), "any").refuted) == len(entries)
 
 
 def test_time_limit_stops_with_what_is_known(tmp_path):
@@ -81,15 +105,50 @@ def test_time_limit_stops_with_what_is_known(tmp_path):
     assert result["lower_bound"] >= 1
 
 
+def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
+    """A hand-edited file listing every opening as refuted: the run says the refutation came
+    from the file, not from its own search, and the tree's meta records it."""
+    game = parse_game("battleship:3x4x2")
+    path = tmp_path / "cp.json"
+    from optimizer.search.solver import root_classes
+
+    log = Checkpoint(path, game, "consistent")
+    for guess in root_classes(game):
+        log.record_refuted(int(guess), 4, 0, 0.0)
+    out = tmp_path / "tree.json"
+    status = moo(["prove", "battleship:3x4x2", "--guesses", "consistent", "--height", "5",
+                  "--checkpoint", str(path), "--quiet", "--workers", "1", "-o", str(out)])
+    text = capsys.readouterr().out
+    assert "exhaustive search found" not in text
+    assert "listed as refuted in" in text and "PROVEN, taking" in text
+    assert status == 0 and read_tree(out).meta["classes_from_checkpoint"] > 0
+
+
 @pytest.mark.parametrize("payload,message", [
     (b"{not json", "not a JSON"),
-    (b'{"format": "other"}', "not a moo-height-checkpoint"),
-    (b'{"format": "moo-height-checkpoint", "game": "bulls-cows:4x10", "guesses": "any",'
-     b' "refuted": {}}', "written for bulls-cows:4x10"),
-    (b'{"format": "moo-height-checkpoint", "game": "battleship:2x4x2", "guesses": "any",'
-     b' "refuted": {"Z9 A1": {"height": 3}}}', "not a square"),
-    (b'{"format": "moo-height-checkpoint", "game": "battleship:2x4x2", "guesses": "any",'
-     b' "refuted": {"A1 A2": {"height": "3"}}}', "positive 'height'"),
+    (b'{"format": "other"}', "not a checkpoint this program reads"),
+    (b'{"format": "moo-checkpoint", "version": 3, "game": "battleship:2x4x2",'
+     b' "guesses": "any"}', "version 3"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "bulls-cows:4x10", "guesses": "any"}',
+     "written for bulls-cows:4x10"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "height": {"refuted": {"Z9 A1": {"height": 3}}}}', "not a square"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "height": {"refuted": {"A1 A2": {"height": "3"}}}}', "a whole number"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "height": {"refuted": {"A1 A2": {"height": true}}}}', "a whole number"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "height": {"refuted": {"A1 A2": {"height": 99}}}}', "cannot be refuted"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "height": {"refuted": {"a1 a2": {"height": 3}}}}', "write codes as"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "extra": 1}', "unknown key"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"classes": {"A1 A2": {"exact": 50, "at_least": 40}}}}}',
+     "one of exact, at_least"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"incumbent": {"value": 50, "root": {"guess": "A1 A2", "next": {}}}}}}',
+     "does not replay"),
 ])
 def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
     path = tmp_path / "cp.json"
@@ -115,31 +174,104 @@ def test_terminated_background_proof_keeps_what_it_refuted(tmp_path):
         out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert proc.returncode == 2, err.decode()[-2000:]
+    assert proc.returncode == 3, err.decode()[-2000:]
     assert b"UNFINISHED" in out and b"Traceback" not in err
     log = Checkpoint(path, parse_game("battleship"), "any")
-    assert log.count(5) >= 1
+    assert log.count_refuted(5) >= 1
 
 
 def test_build_with_the_checkpoint_of_a_proof(tmp_path):
     """moo build --objective height reads (and adds to) the proof's file: the same optimal
-    height, with the refuted first guesses not searched again."""
-    from optimizer.search.driver import build_exact
-    from optimizer.tree import replay
-
+    height, with the refuted first guesses not searched again, and the meta says so."""
     game = parse_game(SPEC)
-    plain = build_exact(game, "height", workers=0, progress=False)
+    plain = build_exact(game, "height", workers=1, progress=False)
     path = tmp_path / "cp.json"
     _prove(path)
-    known = build_exact(game, "height", workers=0, progress=False, checkpoint=str(path))
+    known = build_exact(game, "height", workers=1, progress=False, checkpoint=str(path))
     assert plain.optimal and known.optimal
     assert replay(known).height == replay(plain).height == 5
     assert known.meta["height_search"]["nodes"] < plain.meta["height_search"]["nodes"]
+    assert known.meta["height_search"]["classes_from_checkpoint"] > 0
 
 
-def test_checkpoint_only_with_a_height_objective(tmp_path):
-    from optimizer.cli import main
+# --- total -------------------------------------------------------------------------------------
+def test_total_facts_are_true(tmp_path):
+    """Every class's recorded least total (or lower bound) holds, and the incumbent is the
+    optimum."""
+    game = parse_game(TOTAL_SPEC)
+    path = tmp_path / "cp.json"
+    tree = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    log = Checkpoint(path, game, "any")
+    facts = log.totals[game.n_codes]
+    assert facts.incumbent[0] == replay(tree).total == 73
+    assert facts.classes
+    for guess, entry in facts.classes.items():
+        value = _opening_values(TOTAL_SPEC, guess, game.n_codes)[1]
+        if "exact" in entry:
+            assert value == entry["exact"]
+        else:
+            assert value >= entry["at_least"]
 
-    status = main(["build", SPEC, "--objective", "total", "--checkpoint", str(tmp_path / "c"),
-                   "-o", str(tmp_path / "t.json")])
-    assert status == 2 and not (tmp_path / "t.json").exists()
+
+def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
+    """The run stopped after its first class; a second run with the file takes the first run's
+    facts and best tree and finishes with the same optimum, searching fewer classes."""
+    from optimizer.search import total as total_module
+
+    game = parse_game("mastermind:3x4")
+    plain = build_exact(game, "total", workers=1, progress=False)
+    path = tmp_path / "cp.json"
+    real = total_module.TotalSearch.class_total
+    calls = []
+
+    def stop_after_one(self, *args, **kw):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(total_module.TotalSearch, "class_total", stop_after_one)
+    first = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    assert first.meta["stopped"] and not first.optimal
+    monkeypatch.setattr(total_module.TotalSearch, "class_total", real)
+    second = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    assert second.optimal and replay(second).total == replay(plain).total
+    assert (second.meta["total_search"]["classes_searched"]
+            < plain.meta["total_search"]["classes_searched"]
+            or second.meta["total_search"].get("classes_from_checkpoint", 0) > 0)
+
+
+def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
+    game = parse_game(TOTAL_SPEC)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    build_exact(game, "total", workers=1, progress=False, checkpoint=str(a))
+    prove_height(TOTAL_SPEC, 4, workers=1, progress=False, checkpoint=str(b))
+    assert moo(["checkpoint", "merge", str(a), str(b), "-o", str(tmp_path / "c.json")]) == 0
+    merged = Checkpoint(tmp_path / "c.json", game, "any")
+    assert merged.refuted == Checkpoint(b, game, "any").refuted
+    assert merged.totals[27].incumbent[0] == 73
+    data = orjson.loads(a.read_bytes())
+    code, entry = next(iter(data["total"]["27"]["classes"].items()))
+    data["total"]["27"]["classes"][code] = {"exact": next(iter(entry.values())) - 1}
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "merge", str(a), str(bad), "-o", str(tmp_path / "d.json")]) == 2
+    assert not (tmp_path / "d.json").exists()
+
+
+def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
+    game = parse_game(TOTAL_SPEC)
+    path = tmp_path / "cp.json"
+    build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    prove_height(TOTAL_SPEC, 4, workers=1, progress=False, checkpoint=str(path))
+    assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 0
+    assert "OK: every claim checked holds" in capsys.readouterr().out
+    data = orjson.loads(path.read_bytes())
+    code = next(iter(data["total"]["27"]["classes"]))
+    true = _opening_values(TOTAL_SPEC, game.parse_code(code), 27)[1]
+    data["total"]["27"]["classes"][code] = {"at_least": true + 1}  # more than is true
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 1
+    assert f"does not hold: {code} within 27" in capsys.readouterr().out
+    assert moo(["checkpoint", "show", str(path)]) == 0
+    assert "best tree: total 73" in capsys.readouterr().out

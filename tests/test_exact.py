@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from optimizer.games import parse_game
-from optimizer.kernels import exact as K
-from optimizer.search.driver import build_exact
-from optimizer.search.exact import Objective, Solver
+from optimizer.kernels import bundles as B
+from optimizer.search.objectives import Objective, build_exact
 from optimizer.search.reference import plain_optimum, plain_values
+from optimizer.search.solver import Solver
 from optimizer.tree import Tree, replay
 
 SMALL = [
@@ -21,17 +21,21 @@ SMALL = [
     ("mastermind:3x4", "consistent"),
 ]
 
-# every pruning rule alone switched off, all of them off, all on
-RULES = {
-    "all": K.OPT_ALL,
-    "no-symmetry": K.OPT_ALL & ~K.OPT_SYMMETRY,
-    "no-dedupe": K.OPT_ALL & ~K.OPT_DEDUPE,
-    "no-table": K.OPT_ALL & ~K.OPT_TT,
-    "no-dead": K.OPT_ALL & ~K.OPT_DEAD,
-    "no-probe": K.OPT_ALL & ~K.OPT_PROBE,
-    "no-separate": K.OPT_ALL & ~K.OPT_SEPARATE,
-    "none": 0,
+# Every pruning rule (bundles.OPT_*), and the counting bounds, each switched off alone.
+SWITCHES = {
+    "symmetry": B.OPT_SYMMETRY, "dedupe": B.OPT_DEDUPE, "table": B.OPT_TT, "dead": B.OPT_DEAD,
+    "probe": B.OPT_PROBE, "separate": B.OPT_SEPARATE, "branching": B.OPT_BRANCHING,
+    "candidates-first": B.OPT_CANDIDATES_FIRST, "small": B.OPT_SMALL,
 }
+RULES = {"all": (B.OPT_ALL, True), "no-counting": (B.OPT_ALL, False),
+         **{f"no-{name}": (B.OPT_ALL & ~bit, True) for name, bit in SWITCHES.items()},
+         "none": (0, False)}
+
+
+def test_every_rule_has_a_switch():
+    bits = [getattr(B, name) for name in dir(B) if name.startswith("OPT_") and name != "OPT_ALL"]
+    assert sorted(bits) == sorted(SWITCHES.values())
+    assert sum(bits) == B.OPT_ALL
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +50,10 @@ def plain():
     return get
 
 
-def solve(spec, mode, opts):
-    game = parse_game(spec)
-    solver = Solver(game, mode, opts=opts, table_bits=14)
+def solve(spec, mode, opts, counting=True):
+    solver = Solver(parse_game(spec), mode, opts=opts, table_bits=14, counting=counting)
     height = solver.min_height()
-    total, _ = solver.min_total(solver.root(), game.n_codes)
+    total, _ = solver.min_total(solver.root(), solver.game.n_codes)
     limited, _ = solver.min_total(solver.root(), height)
     return solver, (height, total, limited)
 
@@ -58,8 +61,39 @@ def solve(spec, mode, opts):
 @pytest.mark.parametrize("rule", list(RULES))
 @pytest.mark.parametrize("spec,mode", SMALL)
 def test_pruned_search_equals_plain_search(spec, mode, rule, plain):
-    _, found = solve(spec, mode, RULES[rule])
+    _, found = solve(spec, mode, *RULES[rule])
     assert found == plain(spec, mode)
+
+
+# Games on which each rule should do some work (it is checked that it does).
+FIRES_ON = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
+            ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent")]
+
+
+@pytest.fixture(scope="module")
+def effort():
+    """(nodes, guesses scored) of the three searches of ``solve`` per game and rule set."""
+    cache = {}
+
+    def get(spec, mode, opts, counting=True):
+        key = (spec, mode, opts, counting)
+        if key not in cache:
+            solver, _ = solve(spec, mode, opts, counting)
+            cache[key] = (int(solver.stats[B.ST_NODES]), int(solver.stats[B.ST_SCORED]))
+        return cache[key]
+
+    return get
+
+
+@pytest.mark.parametrize("rule", list(SWITCHES) + ["counting"])
+def test_every_rule_fires(rule, effort):
+    """Each rule saves nodes or scored guesses on some small game: none is dead code."""
+    if rule == "counting":
+        pairs = [(effort(s, m, B.OPT_ALL), effort(s, m, B.OPT_ALL, False)) for s, m in FIRES_ON]
+    else:
+        bit = SWITCHES[rule]
+        pairs = [(effort(s, m, B.OPT_ALL), effort(s, m, B.OPT_ALL & ~bit)) for s, m in FIRES_ON]
+    assert any(with_[0] < without[0] or with_[1] < without[1] for with_, without in pairs), pairs
 
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("mastermind:3x4", "consistent"),
@@ -71,12 +105,12 @@ def test_depth_limits_on_real_subproblems(spec, mode):
     height, total = plain_values(game, mode)
     solver = Solver(game, mode, table_bits=14)
     root = solver.root()
-    first = solver.ctx.representatives(root, [])
+    first = solver.representatives(root, [])
     if mode == "consistent":
         first = np.intersect1d(first, root)
     checked = 0
     for guess in first[:6]:
-        for part in solver.parts(int(guess), root).values():
+        for part in game.parts(int(guess), root).values():
             key = frozenset(int(c) for c in part)
             h = height(key)
             assert solver.min_height(part, [int(guess)]) == h
@@ -86,8 +120,37 @@ def test_depth_limits_on_real_subproblems(spec, mode):
                 assert best >= 0
                 checked += 1
             # one below the least height: no tree exists
-            assert solver.min_total(part, h - 1, path=[int(guess)])[0] >= K.INF
+            assert solver.min_total(part, h - 1, path=[int(guess)])[0] >= B.INF
     assert checked > 10
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
+                                       ("battleship:2x4x2", "any")])
+def test_a_node_searched_slice_by_slice_equals_the_whole(spec, mode):
+    """The kernels' exported steps, as the parallel driver uses them: a node's guesses in the
+    kernel's order, searched one slice (height) or one guess (total) at a time, give the node's
+    own answer."""
+    game = parse_game(spec)
+    height, total = plain_values(game, mode)
+    solver = Solver(game, mode, table_bits=14)
+    root = solver.root()
+    guess = int(solver.representatives(root, [])[0])
+    for part in game.parts(guess, root).values():
+        if len(part) <= 2:
+            continue
+        key, path = frozenset(int(c) for c in part), [guess]
+        h = height(key)
+        for depth in (h - 1, h):
+            if depth < 3:
+                continue
+            ranked, branching = solver.rank_height(part, depth, path)
+            found = any(solver.feasible(part, depth, path, branching, ranked[i:i + 2]) >= 0
+                        for i in range(0, len(ranked), 2))
+            assert found == (depth >= h)
+        ranked, branching, _ = solver.rank_total(part, h + 1, path)
+        values = [solver.min_total(part, h + 1, path=path, bmax=branching, only=[g])[0]
+                  for _, g in ranked]
+        assert min(values) == total(key, h + 1)
 
 
 def test_cut_off_returns_a_lower_bound():
@@ -102,12 +165,23 @@ def test_cut_off_returns_a_lower_bound():
             assert beta <= value <= exact
 
 
+def test_a_stopped_search_stores_nothing():
+    """The stop flag (a cancelled job) ends the kernels at once and leaves the tables as they
+    were: an unfinished answer is not a fact."""
+    solver = Solver(parse_game("mastermind:3x4"), "any", table_bits=12)
+    solver.stop[0] = 1
+    solver.min_total(solver.root(), 64)
+    solver.feasible(solver.root(), 4)
+    for table in (solver.height_table, solver.total_table):
+        assert (table.vals[:, 0] == -1).all()
+    assert solver.stats[B.ST_NODES] == 2
+
+
 @pytest.mark.parametrize("objective", ["height", "total", "height,total", "total,height",
                                        "total@4"])
-@pytest.mark.parametrize("workers", [0, 2])
-def test_build_exact_trees_replay(objective, workers):
+def test_build_exact_trees_replay(objective):
     game = parse_game("mastermind:3x3")
-    tree = build_exact(game, objective, "any", workers=workers, progress=False)
+    tree = build_exact(game, objective, "any", workers=1, progress=False)
     result = replay(tree)
     assert not result.defects and tree.optimal
     h, total, limited = plain_optimum(game, "any")
@@ -115,61 +189,23 @@ def test_build_exact_trees_replay(objective, workers):
         assert result.height == h
     if objective in ("total", "total,height"):
         assert result.total == total
+    if objective == "total,height":  # the least height among least-total trees
+        assert result.height == _least_height_at_least_total(game)
     if objective in ("height,total", "total@4"):
         assert result.total == limited
 
 
-@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
-                                       ("moo:3,4,5", "any"), ("mastermind:3x4", "consistent"),
-                                       ("battleship:2x4x2", "any")])
-def test_parts_split_across_workers_equal_plain_search(spec, mode, plain):
-    """With every part large enough to split, its second guesses are jobs of their own (fed as
-    others finish, with cut-offs from the best so far; two per height job): the optima must not
-    change."""
-    from optimizer.search.driver import Driver
-
-    game = parse_game(spec)
-    height, total, limited = plain(spec, mode)
-    driver = Driver(Solver(game, mode, table_bits=14), workers=2, progress=False)
-    driver.split_size = 2
-    driver.chunk = 2
-    try:
-        assert driver.min_height().value == height
-        for depth, expected in ((game.n_codes, total), (height, limited)):
-            found = driver.min_total(depth)
-            assert found.optimal and found.value == expected
-            assert replay(Tree(game=game, root=found.root, objective="total",
-                               guesses=mode)).total == expected
-    finally:
-        driver.close()
-
-
-@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
-                                       ("battleship:2x4x2", "any"), ("battleship:2x4x2",
-                                                                     "consistent")])
-def test_root_classes_screened_in_parallel_equal_plain_search(spec, mode, plain):
-    """Screening the root classes a largest part per worker, results taken in the classes'
-    order: the least height and the first guess must be those of the sequential search."""
-    from optimizer.search.driver import Driver
-
-    game = parse_game(spec)
-    height, _, _ = plain(spec, mode)
-    screened = Driver(Solver(game, mode, table_bits=14), workers=2, progress=False)
-    screened.screen_from, screened.screen_window = 1, 3
-    alone = Driver(Solver(game, mode, table_bits=14), workers=0, progress=False)
-    try:
-        found, expected = screened.min_height(), alone.min_height()
-    finally:
-        screened.close()
-    assert found.optimal and found.value == expected.value == height
-    assert found.root.guess == expected.root.guess
-    tree = Tree(game=game, root=found.root, objective="height", guesses=mode)
-    assert replay(tree).height == height
+def _least_height_at_least_total(game) -> int:
+    """The first depth limit within which the unlimited least total is reached (plain search)."""
+    _, total = plain_values(game, "any")
+    root = frozenset(range(game.n_codes))
+    return next(d for d in range(1, game.n_codes + 1)
+                if total(root, d) == total(root, game.n_codes))
 
 
 def test_depth_limit_below_the_optimum_is_a_clear_error():
     with pytest.raises(ValueError, match="no tree of height 2"):
-        build_exact(parse_game("mastermind:3x3"), "total@2", "any", workers=0, progress=False)
+        build_exact(parse_game("mastermind:3x3"), "total@2", "any", workers=1, progress=False)
 
 
 def test_objective_parsing():
@@ -182,24 +218,30 @@ def test_objective_parsing():
 
 def test_warm_up_leaves_no_trace_in_the_tables():
     """The warm-up compiles on a set the game cannot reach: nothing learnt there may be kept."""
-    from optimizer.search.driver import Driver
-
     solver = Solver(parse_game("bulls-cows:3x5"), "any", table_bits=12)
-    Driver(solver, workers=0, progress=False)
-    for _, vals in (solver.height_table, solver.total_table):
-        assert (vals[:, 0] == -1).all()
-    assert solver.opts == K.OPT_ALL
+    solver.warm_up()
+    for table in (solver.height_table, solver.total_table):
+        assert (table.vals[:, 0] == -1).all()
+    assert solver.opts == B.OPT_ALL
 
 
 def test_time_limit_writes_the_best_tree_with_a_bound():
-    """An interrupted total search still gives a valid tree, marked not optimal, with the
-    proven lower bound below or at its total."""
+    """A stopped total search still gives a valid tree, marked not optimal, with the proven lower
+    bound below or at its total, and says it stopped."""
     game = parse_game("mastermind:4x4")
-    tree = build_exact(game, "total", "any", time_limit=0.01, workers=0, progress=False)
+    tree = build_exact(game, "total", "any", time_limit=0.01, workers=1, progress=False)
     result = replay(tree)
     assert not result.defects
-    assert tree.optimal is False
+    assert tree.optimal is False and tree.meta["stopped"] is True
     assert tree.lower_bound is not None and tree.lower_bound <= result.total
+
+
+@pytest.mark.parametrize("spec", ["mastermind:1x1", "moo:1", "battleship:1x2x2"])
+@pytest.mark.parametrize("objective", ["height", "total", "height,total", "total,height"])
+def test_a_game_of_one_code(spec, objective):
+    tree = build_exact(parse_game(spec), objective, "any", workers=1, progress=False)
+    result = replay(tree)
+    assert tree.optimal and result.total == 1 and result.height == 1
 
 
 # --- known optima (published results reproduced) ----------------------------------------------
@@ -216,6 +258,17 @@ def test_mastermind_4x6_optima():
 def test_bulls_and_cows_needs_seven(capsys):
     from optimizer.cli import main
 
-    assert main(["prove", "bulls-cows", "--height", "7", "--quiet"]) == 0
+    assert main(["prove", "bulls-cows", "--height", "7", "--quiet", "--workers", "1"]) == 0
     out = capsys.readouterr().out
-    assert "height 6 is impossible" in out and "PROVEN" in out
+    assert "height 6 is impossible: exhaustive search" in out and "PROVEN" in out
+
+
+def test_build_tree_keeps_the_greedy_incumbents_apart():
+    """The first greedy tree too deep for the limit does not end the list (BC any: entropy's
+    tree has height 8, so total@7 must start from the next heuristic's)."""
+    from optimizer.search.objectives import total_incumbent
+
+    game = parse_game("mastermind:4x4")
+    total, root = total_incumbent(game, "any", 4)
+    tree = Tree(game=game, root=root, objective="", guesses="any")
+    assert total is not None and replay(tree).height <= 4

@@ -15,7 +15,7 @@ from optimizer.compare import compare, table
 from optimizer.games import parse_game
 from optimizer.kernels.heuristics import RULES, choose_guess
 from optimizer.search.build import build_tree
-from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES, split
+from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES
 from optimizer.tree import replay, write_tree
 
 SMALL_GAMES = ("mastermind:3x3", "bulls-cows:3x5", "moo:3,4,5", "battleship:2x4x2")
@@ -55,13 +55,12 @@ def test_every_strategy_solves_every_secret(spec, mode, name):
 @pytest.mark.parametrize("name", HEURISTICS)
 def test_consistent_heuristics_guess_only_candidates(spec, name):
     game = parse_game(spec)
-    matrix = game.feedback_matrix()
     tree = build_tree(game, strategy=name, guesses="consistent")
     stack = [(tree.root, np.arange(game.n_codes, dtype=np.int32))]
     while stack:
         node, candidates = stack.pop()
         assert node.guess in candidates
-        parts = split(matrix, node.guess, candidates)
+        parts = game.parts(node.guess, candidates)
         for fid, child in node.next.items():
             stack.append((child, parts[fid]))
 

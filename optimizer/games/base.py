@@ -37,6 +37,13 @@ class Symmetry:
 _SPLIT = re.compile(r"[^0-9]+")
 
 
+def tells_nothing(parts: dict, n: int) -> bool:
+    """Whether a guess with these non-winning ``parts`` of ``n`` candidates tells them nothing
+    apart (one part holds them all): no optimal tree makes such a guess, and no strategy should.
+    The kernels' twin is ``optimizer.kernels.partition.tells_nothing``."""
+    return n > 1 and any(len(part) >= n for part in parts.values())
+
+
 class Game:
     """Rules of one code-breaking game; subclasses fill in the family specifics."""
 
@@ -129,6 +136,16 @@ class Game:
 
     def _build_matrix(self) -> np.ndarray:
         raise NotImplementedError
+
+    def parts(self, guess: int, candidates: np.ndarray) -> dict[int, np.ndarray]:
+        """The candidates other than ``guess`` grouped by the feedback ``guess`` gets from them,
+        in feedback-id order (the winning block is left out: it is at most the guess itself)."""
+        feedback = self.feedback_matrix()[guess, candidates]
+        order = np.argsort(feedback, kind="stable")
+        values, starts = np.unique(feedback[order], return_index=True)
+        ends = list(starts[1:]) + [len(order)]
+        return {int(v): np.ascontiguousarray(candidates[order[a:b]])
+                for v, a, b in zip(values, starts, ends, strict=True) if v != self.win}
 
     # --- symmetry ----------------------------------------------------------------------------
     def symmetry(self) -> Symmetry:

@@ -22,6 +22,8 @@ Plain arrays in and out, no Python objects, so that the kernels compile once and
 import numpy as np
 from numba import njit
 
+from .partition import tells_nothing
+
 MINIMAX = 0
 EXPECTED_SIZE = 1
 ENTROPY = 2
@@ -34,7 +36,7 @@ RULES = {"minimax": MINIMAX, "expected-size": EXPECTED_SIZE, "entropy": ENTROPY,
 ENTROPY_SCALE = float(1 << 30)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def size_weights(n, rule):
     """weight[size] for the rules that add a value per part (expected size, entropy)."""
     weight = np.zeros(n + 1, dtype=np.int64)
@@ -46,9 +48,9 @@ def size_weights(n, rule):
     return weight
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def score_guess(matrix, guess, candidates, rule, counts, weight):
-    """(score, number of parts) of one guess; ``counts`` is all zero on entry and on exit."""
+    """(score, largest part) of one guess; ``counts`` is all zero on entry and on exit."""
     parts = 0
     largest = 0
     for j in range(candidates.shape[0]):
@@ -67,13 +69,13 @@ def score_guess(matrix, guess, candidates, rule, counts, weight):
             total += weight[c]
             counts[f] = 0
     if rule == MINIMAX:
-        return largest, parts
+        return largest, largest
     if rule == MOST_PARTS:
-        return -parts, parts
-    return total, parts
+        return -parts, largest
+    return total, largest
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def best_score_possible(n, rule):
     """The score of a guess that is a candidate and tells every candidate apart."""
     if rule == MINIMAX:
@@ -85,7 +87,7 @@ def best_score_possible(n, rule):
     return n  # EXPECTED_SIZE: 1^2 per part
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def choose_guess(matrix, candidates, guesses, rule):
     """The guess the rule picks: lowest score, then a candidate, then the lowest code index.
 
@@ -105,10 +107,10 @@ def choose_guess(matrix, candidates, guesses, rule):
     best_is_candidate = False
     for i in range(guesses.shape[0]):
         g = guesses[i]
-        score, parts = score_guess(matrix, g, candidates, rule, counts, weight)
-        candidate = is_candidate[g]
-        if parts == 1 and not candidate:
+        score, largest = score_guess(matrix, g, candidates, rule, counts, weight)
+        if tells_nothing(largest, n):
             continue  # no progress
+        candidate = is_candidate[g]
         if best < 0 or score < best_score or (
             score == best_score and candidate and not best_is_candidate
         ):

@@ -18,7 +18,7 @@ KIND_DIGITS = 0
 KIND_PERMS = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, n_symbols):
     """The (p, s) pairs fixing every path guess: returns (perms, symbol maps, count, used)."""
     width = codes.shape[1]
@@ -59,7 +59,7 @@ def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, n_symb
     return perms, maps, count, used
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols, assigned, taken):
     width = code.shape[0]
     for k in range(count):
@@ -86,16 +86,16 @@ def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols, 
     return True
 
 
-@njit(cache=True)
-def representative_mask(
-    guesses, path, path_len, codes, kind, position_perms, symbol_class, n_symbols, code_perms
-):
-    """mask[i] is True when guesses[i] is the smallest code of its orbit."""
+@njit(cache=True, nogil=True)
+def representative_mask(orbits, guesses, path, path_len):
+    """mask[i] is True when guesses[i] is the smallest code of its orbit (``orbits``: the
+    Orbits bundle of the game)."""
+    codes, symbol_class, n_symbols = orbits.codes, orbits.symbol_class, orbits.n_symbols
     n = guesses.shape[0]
     mask = np.ones(n, dtype=np.bool_)
-    if kind == KIND_DIGITS:
+    if orbits.kind == KIND_DIGITS:
         perms, maps, count, used = digit_stabilizer(
-            codes, path, path_len, position_perms, symbol_class, n_symbols
+            codes, path, path_len, orbits.position_perms, symbol_class, n_symbols
         )
         free = 0
         for z in range(n_symbols):
@@ -111,6 +111,7 @@ def representative_mask(
                 taken
             )
         return mask
+    code_perms = orbits.code_perms
     m = code_perms.shape[0]
     keep = np.zeros(m, dtype=np.bool_)
     active = 0

@@ -1,83 +1,325 @@
-"""A file of first guesses already refuted by the least-height search, so that a refutation too
-long for one run (Battleship's height 5: about 1240 root classes) is done over several runs.
+"""Checkpoint files: facts about root classes that long searches record as they go, so that a
+search stopped for any reason (a time limit, a signal, a lost machine) goes on where it was, on
+this machine or another, and runs on several machines can be merged.
 
-Each entry is a fact about the game, whatever the search options: "no strategy opening with this
-guess solves every secret within this many guesses". A later run skips a root class whose
-representative is listed at that height or more, and the file is rewritten atomically after every
-class, so an interrupted run loses at most the class it was working on.
+A checkpoint is a list of claims, not a proof: a run that takes a fact from a file says so (and
+so does the tree it writes), and ``moo checkpoint verify`` re-proves any of them. The facts, each
+about the trees that open with one guess (one per root symmetry class):
+
+- ``height.refuted[CODE] = {"height": h}``: no such tree solves every secret within h guesses.
+- ``total[DEPTH].classes[CODE] = {"exact": v}``: their least total within DEPTH guesses is v;
+  ``{"at_least": v}``: it is at least v (a cut-off against the incumbent proved it).
+- ``total[DEPTH].incumbent = {"value": v, "root": NODE}``: the best tree found within DEPTH
+  (a node of the public tree format); it is replayed over every secret when loaded, so its value
+  is checked, not taken.
+
+The file is rewritten atomically after every settled class. Version 1 files (height refutations
+only, ``moo-height-checkpoint``) are read as well.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
-from ..games import Game
-from ..tree import write_atomic
+from ..games import Game, GameError
+from ..tree import Node, Tree, TreeError, _node_from_json, _node_to_json, replay, write_atomic
 
-FORMAT = "moo-height-checkpoint"
+FORMAT = "moo-checkpoint"
+VERSION = 2
+OLD_FORMAT = "moo-height-checkpoint"  # version 1
+MEANING = {
+    "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
+                      "guesses",
+    "total.classes": "the least total within DEPTH guesses of the strategies opening with this "
+                     "guess is 'exact', or at least 'at_least'",
+    "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
+}
 
 
 class CheckpointError(ValueError):
-    """A checkpoint file that is malformed or belongs to another game or guess mode."""
+    """A checkpoint file that is malformed, contradicts itself or another, or belongs to another
+    game or guess mode."""
+
+
+@dataclass
+class TotalFacts:
+    """What is known of the least total within one depth limit."""
+
+    classes: dict[int, dict] = field(default_factory=dict)  # guess -> {"exact"|"at_least": v}
+    incumbent: tuple[int, Node] | None = None  # (total, root) of the best tree found
 
 
 class Checkpoint:
-    def __init__(self, path: str | Path, game: Game, guesses: str):
-        self.path = Path(path)
-        self.game, self.guesses = game, guesses
-        self.refuted: dict[int, dict] = {}  # root guess -> {"height", "nodes", "seconds"}
-        if self.path.exists():
-            self._load()
+    """The facts of one file (``path`` None: in memory only, for merging)."""
 
-    def _load(self) -> None:
+    def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True):
+        self.path = Path(path) if path is not None else None
+        self.game, self.guesses = game, guesses
+        self.refuted: dict[int, dict] = {}  # guess -> {"height", "nodes", "seconds"}
+        self.totals: dict[int, TotalFacts] = {}  # depth -> facts
+        if load and self.path is not None and self.path.exists():
+            self._load(self.path)
+
+    @classmethod
+    def read(cls, path: str | Path) -> Checkpoint:
+        """A checkpoint file on its own (its game and guess mode read from it)."""
+        from ..games import parse_game
+
+        data = _read_json(Path(path))
         try:
-            data = orjson.loads(self.path.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise CheckpointError(f"{self.path}: not a JSON checkpoint ({exc})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise CheckpointError(f"{self.path}: not a {FORMAT} file")
+            game = parse_game(str(data.get("game")))
+        except GameError as exc:
+            raise CheckpointError(f"{path}: 'game': {exc}") from None
+        guesses = data.get("guesses")
+        if guesses not in ("any", "consistent"):
+            raise CheckpointError(f"{path}: 'guesses' must be 'any' or 'consistent'")
+        return cls(path, game, guesses)
+
+    # --- reading -------------------------------------------------------------------------------
+    def _load(self, path: Path) -> None:
+        data = _read_json(path)
+        where = str(path)
+        version = data.get("version")
+        fmt = data.get("format")
+        if (fmt, version) == (OLD_FORMAT, 1):
+            allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
+        elif (fmt, version) == (FORMAT, VERSION):
+            allowed = {"format", "version", "game", "guesses", "meaning", "height", "total"}
+        else:
+            raise CheckpointError(f"{where}: not a checkpoint this program reads (format "
+                                  f"{fmt!r} version {version!r}; expected {FORMAT!r} version "
+                                  f"{VERSION} or {OLD_FORMAT!r} version 1)")
+        unknown = set(data) - allowed
+        if unknown:
+            raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         if data.get("game") != self.game.spec or data.get("guesses") != self.guesses:
             raise CheckpointError(
-                f"{self.path}: written for {data.get('game')} ({data.get('guesses')} guesses), "
+                f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
                 f"not {self.game.spec} ({self.guesses} guesses)")
-        entries = data.get("refuted")
-        if not isinstance(entries, dict):
-            raise CheckpointError(f"{self.path}: 'refuted' must be an object")
-        for text, entry in entries.items():
-            try:
-                guess = self.game.parse_code(text)
-            except ValueError as exc:
-                raise CheckpointError(f"{self.path}: {exc}") from None
-            height = entry.get("height") if isinstance(entry, dict) else None
-            if not isinstance(height, int) or height < 1:
-                raise CheckpointError(f"{self.path}: entry {text!r} needs a positive 'height'")
+        if fmt == OLD_FORMAT:
+            self._load_refuted(data.get("refuted"), f"{where}: refuted")
+            return
+        height = _object(data.get("height", {}), f"{where}: height")
+        if set(height) - {"refuted"}:
+            raise CheckpointError(f"{where}: height: only 'refuted' is known")
+        self._load_refuted(height.get("refuted", {}), f"{where}: height.refuted")
+        for text, facts in _object(data.get("total", {}), f"{where}: total").items():
+            self._load_total(text, facts, f"{where}: total[{text!r}]")
+
+    def _load_refuted(self, entries, where: str) -> None:
+        for text, entry in _object(entries, where).items():
+            guess = self._code(text, where)
+            entry = _object(entry, f"{where}[{text!r}]")
+            if set(entry) - {"height", "nodes", "seconds"}:
+                raise CheckpointError(f"{where}[{text!r}]: keys are height, nodes, seconds")
+            height = _count(entry.get("height"), f"{where}[{text!r}].height", 1)
+            if height >= self.game.n_codes:
+                raise CheckpointError(f"{where}[{text!r}]: height {height} cannot be refuted: "
+                                      f"every useful guess finishes {self.game.n_codes} codes "
+                                      "within that many guesses")
+            _count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
+            seconds = entry.get("seconds", 0)
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+                raise CheckpointError(f"{where}[{text!r}].seconds: a number >= 0")
             self.refuted[guess] = entry
 
-    def refuted_within(self, guess: int) -> int:
+    def _load_total(self, text: str, facts, where: str) -> None:
+        if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
+            raise CheckpointError(f"{where}: a depth limit is a positive whole number")
+        facts = _object(facts, where)
+        if set(facts) - {"classes", "incumbent"}:
+            raise CheckpointError(f"{where}: keys are classes, incumbent")
+        known = self.totals.setdefault(int(text), TotalFacts())
+        for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
+            guess = self._code(code, f"{where}.classes")
+            entry = _object(entry, f"{where}.classes[{code!r}]")
+            if len(entry) != 1 or next(iter(entry)) not in ("exact", "at_least"):
+                raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least")
+            kind, value = next(iter(entry.items()))
+            known.classes[guess] = {kind: _count(value, f"{where}.classes[{code!r}].{kind}",
+                                                 self.game.n_codes)}
+        if "incumbent" in facts:
+            known.incumbent = self._incumbent(facts["incumbent"], int(text), f"{where}.incumbent")
+
+    def _incumbent(self, raw, depth: int, where: str) -> tuple[int, Node]:
+        raw = _object(raw, where)
+        if set(raw) != {"value", "root"}:
+            raise CheckpointError(f"{where}: keys are value, root")
+        try:
+            root = _node_from_json(self.game, raw["root"], "root", where)
+        except TreeError as exc:
+            raise CheckpointError(str(exc)) from None
+        result = replay(Tree(self.game, root, "total", self.guesses))
+        if result.defects:
+            raise CheckpointError(f"{where}: the tree does not replay: {result.defects[0]}")
+        if result.total != raw["value"] or result.height > depth:
+            raise CheckpointError(f"{where}: says total {raw['value']!r} within {depth}, a replay "
+                                  f"gives total {result.total}, height {result.height}")
+        return result.total, root
+
+    def _code(self, text: str, where: str) -> int:
+        try:
+            guess = self.game.parse_code(text)
+        except GameError as exc:
+            raise CheckpointError(f"{where}[{text!r}]: {exc}") from None
+        if self.game.format_code(guess) != text:
+            raise CheckpointError(f"{where}[{text!r}]: write codes as "
+                                  f"{self.game.format_code(guess)!r}")
+        return guess
+
+    # --- facts for the searches ----------------------------------------------------------------
+    def refuted_height(self, guess: int) -> int:
         """The largest height at which this opening is known to fail (0: not known)."""
         entry = self.refuted.get(guess)
         return entry["height"] if entry else 0
 
-    def record(self, guess: int, height: int, nodes: int, seconds: float) -> None:
-        if self.refuted_within(guess) >= height:
+    def record_refuted(self, guess: int, height: int, nodes: int, seconds: float) -> None:
+        if self.refuted_height(guess) >= height:
             return
         self.refuted[guess] = {"height": height, "nodes": int(nodes),
                                "seconds": round(seconds, 2)}
         self.save()
 
-    def count(self, height: int) -> int:
+    def count_refuted(self, height: int) -> int:
         return sum(1 for entry in self.refuted.values() if entry["height"] >= height)
 
-    def save(self) -> None:
-        data = {
+    def total_lower_bound(self, guess: int, depth: int) -> int:
+        """What the file says the least total within ``depth`` opening with ``guess`` is at least
+        (exact values included; 0: nothing known). A fact within a smaller depth limit is no
+        bound here (more depth can only lower a total), one within a larger limit is."""
+        best = 0
+        for limit, facts in self.totals.items():
+            entry = facts.classes.get(guess)
+            if entry is not None and limit >= depth:
+                best = max(best, next(iter(entry.values())))
+        return best
+
+    def record_total(self, guess: int, depth: int, value: int, exact: bool) -> None:
+        facts = self.totals.setdefault(depth, TotalFacts())
+        old = facts.classes.get(guess)
+        if old is not None and ("exact" in old or old["at_least"] >= value) and not exact:
+            return
+        facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
+        self.save()
+
+    def better_incumbent(self, depth: int, upper: int | None, root: Node | None):
+        """(total, root) of the best of a caller's tree and the file's trees within ``depth``
+        (a tree within a smaller limit is within this one too)."""
+        for limit, facts in self.totals.items():
+            if limit <= depth and facts.incumbent is not None and (
+                    upper is None or facts.incumbent[0] < upper):
+                upper, root = facts.incumbent
+        return upper, root
+
+    def record_incumbent(self, depth: int, value: int, root: Node) -> None:
+        facts = self.totals.setdefault(depth, TotalFacts())
+        if facts.incumbent is None or value < facts.incumbent[0]:
+            facts.incumbent = (int(value), root)
+            self.save()
+
+    # --- merging -------------------------------------------------------------------------------
+    def merge(self, other: Checkpoint) -> None:
+        """Add ``other``'s facts; CheckpointError where the two contradict each other."""
+        if (other.game.spec, other.guesses) != (self.game.spec, self.guesses):
+            raise CheckpointError(f"{other.path}: {other.game.spec} ({other.guesses} guesses) "
+                                  f"cannot be merged with {self.game.spec} ({self.guesses})")
+        for guess, entry in other.refuted.items():
+            if entry["height"] > self.refuted_height(guess):
+                self.refuted[guess] = entry
+        for depth, facts in other.totals.items():
+            mine = self.totals.setdefault(depth, TotalFacts())
+            for guess, entry in facts.classes.items():
+                mine.classes[guess] = self._union(guess, depth, mine.classes.get(guess), entry)
+            if facts.incumbent is not None and (
+                    mine.incumbent is None or facts.incumbent[0] < mine.incumbent[0]):
+                mine.incumbent = facts.incumbent
+        self.check()
+
+    def _union(self, guess: int, depth: int, a: dict | None, b: dict) -> dict:
+        if a is None:
+            return b
+        code = self.game.format_code(guess)
+        if "exact" in a and "exact" in b and a != b:
+            raise CheckpointError(f"contradiction: {code} within {depth}: exact {a['exact']} "
+                                  f"and exact {b['exact']}")
+        exact = a if "exact" in a else b if "exact" in b else None
+        if exact is not None:
+            other = b if exact is a else a
+            if other.get("at_least", 0) > exact["exact"]:
+                raise CheckpointError(f"contradiction: {code} within {depth}: exact "
+                                      f"{exact['exact']} and at least {other['at_least']}")
+            return exact
+        return a if a["at_least"] >= b["at_least"] else b
+
+    def check(self) -> None:
+        """Facts that contradict each other: a class's least total above a tree that opens with
+        it, or a refuted height at or above such a tree's height."""
+        for depth, facts in self.totals.items():
+            if facts.incumbent is None:
+                continue
+            value, root = facts.incumbent
+            known = self.total_lower_bound(root.guess, depth)
+            if known > value:
+                raise CheckpointError(
+                    f"contradiction: the incumbent within {depth} opens with "
+                    f"{self.game.format_code(root.guess)} and totals {value}, but that class "
+                    f"is said to total at least {known}")
+            height = replay(Tree(self.game, root, "total", self.guesses)).height
+            if self.refuted_height(root.guess) >= height:
+                raise CheckpointError(
+                    f"contradiction: {self.game.format_code(root.guess)} is said to be refuted "
+                    f"at height {self.refuted_height(root.guess)}, but the incumbent within "
+                    f"{depth} opens with it and has height {height}")
+
+    # --- writing -------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        code = self.game.format_code
+        total = {}
+        for depth, facts in sorted(self.totals.items()):
+            entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
+            if facts.incumbent is not None:
+                entry["incumbent"] = {"value": facts.incumbent[0],
+                                      "root": _node_to_json(self.game, facts.incumbent[1])}
+            total[str(depth)] = entry
+        return {
             "format": FORMAT,
-            "version": 1,
+            "version": VERSION,
             "game": self.game.spec,
             "guesses": self.guesses,
-            "meaning": "no strategy opening with this guess solves every secret within "
-                       "'height' guesses (exhaustive search, one root symmetry class each)",
-            "refuted": {self.game.format_code(g): e for g, e in sorted(self.refuted.items())},
+            "meaning": MEANING,
+            "height": {"refuted": {code(g): e for g, e in sorted(self.refuted.items())}},
+            "total": total,
         }
-        write_atomic(self.path, orjson.dumps(data, option=orjson.OPT_INDENT_2))
+
+    def save(self, path: str | Path | None = None) -> None:
+        target = Path(path) if path is not None else self.path
+        if target is not None:
+            write_atomic(target, orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2))
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
+    return _object(data, str(path))
+
+
+def _object(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{where}: must be a JSON object")
+    return value
+
+
+def _count(value, where: str, least: int) -> int:
+    """A whole number >= least (not a boolean, which JSON readers take for 0 and 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise CheckpointError(f"{where}: a whole number >= {least}, found {value!r}")
+    return value

@@ -1,0 +1,162 @@
+"""``moo checkpoint show|merge|verify``: the checkpoint files of long searches.
+
+- ``show FILE``: what the file claims, per objective.
+- ``merge A B ... -o C``: the union of the facts of runs on several machines; facts that
+  contradict each other are an error (nothing is written).
+- ``verify FILE [--sample K] [--seed S]``: re-prove the claims (all, or K drawn at random) with
+  this program's own exhaustive search and name any that does not hold.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from .command import CLAIM_FAILS, FINISHED, add_search_options
+
+
+def configure(parser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    show = sub.add_parser("show", help="what a checkpoint file claims")
+    show.add_argument("file")
+    merge = sub.add_parser("merge", help="the union of several files' facts")
+    merge.add_argument("files", nargs="+", metavar="FILE")
+    merge.add_argument("-o", "--output", required=True, help="the merged file to write")
+    verify = sub.add_parser("verify", help="re-prove a file's claims by exhaustive search")
+    verify.add_argument("file")
+    verify.add_argument("--sample", type=int, default=None, metavar="K",
+                        help="check K claims drawn at random (default: all)")
+    verify.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    verify.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_search_options(verify)
+
+
+def run(args) -> int:
+    return {"show": show, "merge": merge, "verify": verify}[args.action](args)
+
+
+def show(args) -> int:
+    from .search.checkpoint import Checkpoint
+
+    log = Checkpoint.read(args.file)
+    game = log.game
+    print(f"{args.file}: {game.spec}, {log.guesses} guesses")
+    heights: dict[int, int] = {}
+    for entry in log.refuted.values():
+        heights[entry["height"]] = heights.get(entry["height"], 0) + 1
+    for height, count in sorted(heights.items()):
+        print(f"  height: {count} first-guess classes claimed refuted within {height} guesses")
+    for depth, facts in sorted(log.totals.items()):
+        limit = "no depth limit" if depth >= game.n_codes else f"within {depth} guesses"
+        exact = [e["exact"] for e in facts.classes.values() if "exact" in e]
+        bounds = [e["at_least"] for e in facts.classes.values() if "at_least" in e]
+        print(f"  total, {limit}: {len(exact)} classes with an exact least total"
+              + (f" (least {min(exact)})" if exact else "")
+              + f", {len(bounds)} with a lower bound"
+              + (f" (least {min(bounds)})" if bounds else ""))
+        if facts.incumbent is not None:
+            value, root = facts.incumbent
+            print(f"    best tree: total {value} (average {value / game.n_codes:.4f}), opening "
+                  f"{game.format_code(root.guess)}; checked by replay")
+    if not heights and not log.totals:
+        print("  no facts yet")
+    return FINISHED
+
+
+def merge(args) -> int:
+    from .search.checkpoint import Checkpoint, CheckpointError
+
+    logs = [Checkpoint.read(path) for path in args.files]
+    merged = Checkpoint(None, logs[0].game, logs[0].guesses)
+    for path, log in zip(args.files, logs, strict=True):
+        try:
+            merged.merge(log)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{path}: {exc}") from None
+    merged.save(args.output)
+    print(f"{args.output}: {len(merged.refuted)} height refutations, "
+          f"{sum(len(f.classes) for f in merged.totals.values())} total facts from "
+          f"{len(args.files)} files")
+    return FINISHED
+
+
+def verify(args) -> int:
+    """Every claim re-proved: a refuted height by searching for a tree of that height opening
+    with the guess, a total by the least-total search of the trees opening with it."""
+    from tqdm import tqdm
+
+    from .search.checkpoint import Checkpoint
+    from .search.objectives import Search
+
+    log = Checkpoint.read(args.file)
+    game = log.game
+    claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
+    for depth, facts in sorted(log.totals.items()):
+        claims += [("total", g, depth, e) for g, e in sorted(facts.classes.items())]
+    if args.sample is not None and args.sample < len(claims):
+        claims = random.Random(args.seed).sample(claims, args.sample)
+    deadline = args.started + args.time_limit if args.time_limit is not None else None
+    false: list[str] = []
+    checked = 0
+    with Search(game, log.guesses, workers=args.workers, scheduler=args.scheduler,
+                deadline=deadline, progress=False) as search:
+        search.ready()
+        bar = tqdm(claims, desc="claims", unit="claim", disable=args.quiet)
+        for kind, guess, depth, entry in bar:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            holds, text = _check(search, kind, guess, depth, entry)
+            if holds is None:
+                break  # stopped: the claim was not decided
+            checked += 1
+            if not holds:
+                false.append(text)
+                bar.write(f"FALSE: {text}")
+    print(f"{args.file}: {checked} of {len(claims)} claims re-proved by exhaustive search "
+          f"({game.spec}, {log.guesses} guesses)")
+    for text in false:
+        print(f"  does not hold: {text}")
+    if false:
+        return CLAIM_FAILS
+    if checked < len(claims):
+        print(f"  stopped early: {len(claims) - checked} claims not checked")
+        from .command import STOPPED
+
+        return STOPPED
+    print("OK: every claim checked holds")
+    return FINISHED
+
+
+def _check(search, kind: str, guess: int, depth: int, entry):
+    """(whether the claim holds, or None when the search was stopped; the claim in words)."""
+    from .search.height import HeightSearch
+    from .search.root import Outcome
+    from .search.total import TotalSearch
+
+    game = search.game
+    code = game.format_code(guess)
+    parts = game.parts(guess, search.solver.root())
+    args = dict(deadline=search.deadline, progress=False)
+    out = Outcome(0, None, False, 0)
+    try:
+        if kind == "height":
+            text = f"{code} refuted within {depth} guesses"
+            root = HeightSearch(search.solver, search.engine, **args).class_tree(
+                guess, parts, depth - 1, out)
+            return root is None, text
+        claimed = entry.get("exact", entry.get("at_least"))
+        text = (f"{code} within {depth}: least total "
+                + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
+        ceiling = claimed + 1 if "exact" in entry else claimed
+        value, root = TotalSearch(search.solver, search.engine, **args).class_total(
+            guess, parts, depth, ceiling, _NoBar(), lambda lower: None, out)
+    except (TimeoutError, KeyboardInterrupt):
+        return None, ""
+    if "exact" in entry:
+        return root is not None and value == claimed, text
+    return root is None, text
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        return None

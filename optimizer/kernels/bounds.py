@@ -1,0 +1,72 @@
+"""Counting bounds: how many secrets d guesses can tell apart, and the least total they can cost.
+
+Why they hold (the counting bound, as in Knuth's and Koyama and Lai's analyses): a guess answers
+with one of at most B non-winning feedbacks (plus the win when it is a candidate), so after k
+guesses at most B^(k-1) secrets can still be told apart at depth k. Hence d guesses separate at
+most M(d) = 1 + B M(d-1) secrets, and the cheapest conceivable tree of n secrets puts one at
+depth 1, B at depth 2, B^2 at depth 3, ...; if the first guess is not a candidate, nobody is
+solved at depth 1 (LBN). A subset of a node's candidates never gets more distinct answers from a
+guess than the node itself, so a node's measured B (the most non-winning parts any allowed guess
+makes on it) bounds every node below it: deep nodes get much tighter tables (OPT_BRANCHING).
+"""
+
+import numpy as np
+from numba import njit
+
+from .bundles import DCAP, INF, Bounds
+
+
+def bound_tables(n_codes: int, branches: int, counting: bool = True) -> Bounds:
+    """Tables for every branching factor B <= branches; column DCAP stands for "no depth
+    limit". ``counting=False`` gives trivial tables (every secret costs one guess, two after a
+    guess that is not a candidate; no depth is too short): the search without counting bounds."""
+    if not counting:
+        return _trivial_tables(n_codes, branches)
+    return Bounds(*_counting_tables(n_codes, branches))
+
+
+def _trivial_tables(n_codes: int, branches: int) -> Bounds:
+    m = np.full((branches + 1, DCAP + 1), n_codes, dtype=np.int64)
+    m[:, 0] = 0
+    sizes = np.arange(n_codes + 1, dtype=np.int64)
+    lb = np.broadcast_to(sizes[None, :, None], (branches + 1, n_codes + 1, DCAP + 1)).copy()
+    return Bounds(m, lb, 2 * lb)
+
+
+@njit(cache=True)
+def _counting_tables(n_codes, branches):
+    m = np.zeros((branches + 1, DCAP + 1), dtype=np.int64)
+    lb = np.full((branches + 1, n_codes + 1, DCAP + 1), INF, dtype=np.int64)
+    lbn = np.full((branches + 1, n_codes + 1, DCAP + 1), INF, dtype=np.int64)
+    for b in range(branches + 1):
+        for d in range(1, DCAP + 1):
+            levels = d if d < DCAP else n_codes + 1
+            m[b, d] = _fill(n_codes, b, 1, levels, lb[b, :, d])
+            _fill(n_codes, b, 0, levels, lbn[b, :, d])
+        lb[b, 0, :] = 0
+        lbn[b, 0, :] = 0
+    return m, lb, lbn
+
+
+@njit(cache=True)
+def _fill(size, b, first, levels, out):
+    """out[n] (n <= size) = least sum of depths of n secrets when depth 1 holds `first` and each
+    level b times the one before; returns how many secrets fit within `levels` (at most size)."""
+    width = first
+    placed = 0
+    total = 0
+    level = 1
+    while level <= levels and placed < size:
+        take = min(width, size - placed)
+        for _ in range(take):
+            placed += 1
+            total += level
+            out[placed] = total
+        if width == 0:
+            width = b
+        else:
+            width = min(width * b, size)
+        if width == 0:
+            break
+        level += 1
+    return placed

@@ -1,0 +1,75 @@
+"""The named tuples of arrays that every search kernel takes, instead of dozens of positional
+arguments. numba compiles a named tuple into a plain struct, so a bundle costs nothing at run time;
+the fields are read-only for the kernels except where a comment says otherwise.
+
+- ``Problem``: the game as the search sees it (feedback matrix, guess mode).
+- ``Orbits``: the symmetry group, to keep one guess per orbit (see ``symmetry.py``).
+- ``Bounds``: the counting bound tables (see ``bounds.py``).
+- ``Table``: one transposition table with its set hashes and the stop flag (see ``table.py``).
+- ``Run``: which pruning rules are on, counters, and the guess a call answers with.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+INF = np.int64(1) << np.int64(40)  # "no tree": larger than any total
+DCAP = 40  # depth limits above this behave as unlimited in the bound tables
+
+# Pruning rules, each switchable so that tests can compare a search with the plain one and show
+# that the rule fires. Where each lives and why it is sound: the docstring of that module.
+OPT_SYMMETRY = 1  # one guess per orbit of the symmetries fixing the guesses so far (guesses)
+OPT_DEDUPE = 2  # guesses splitting the candidates into the same blocks are one (partition)
+OPT_TT = 4  # transposition table (table)
+OPT_DEAD = 8  # symbols no candidate holds are interchangeable in other guesses (guesses)
+OPT_PROBE = 16  # null-window probes of each part before exact values (total)
+OPT_SEPARATE = 32  # three guesses left: only separating guesses can finish a part (height)
+OPT_BRANCHING = 64  # bounds from the node's own most answers, handed down (height, total)
+OPT_CANDIDATES_FIRST = 128  # other guesses scored only when their bound can win (total)
+OPT_SMALL = 256  # parts of one or two candidates are exact: 1 and 3 (height, total)
+OPT_ALL = 511
+# The counting bounds themselves (bounds.py) are switched off by building trivial tables.
+
+# Run.stats slots
+ST_NODES = 0  # calls of feasible / min_total
+ST_TT_HITS = 1  # answers taken from the table
+ST_SCORED = 2  # guesses scored against a node's candidates
+
+Problem = namedtuple("Problem", [
+    "F",  # F[guess, secret]: uint8 feedback id
+    "FT",  # F transposed and contiguous: scoring reads it one candidate (row) at a time
+    "all_codes",  # int32 0..N-1: every code may be guessed (guess mode "any")
+    "win",  # feedback id of a solved game
+    "nf",  # number of feedback ids (array sizes)
+    "consistent",  # True: only candidates may be guessed (hard mode)
+])
+
+Orbits = namedtuple("Orbits", [
+    "codes",  # (N, width) symbols (digit games) or squares (Battleship) of every code
+    "kind",  # KIND_DIGITS or KIND_PERMS (symmetry.py)
+    "position_perms",  # (m, width) position permutations keeping the game (digit games)
+    "symbol_class",  # (S,) symbols may be exchanged only within a class (moo ranges)
+    "n_symbols",
+    "code_perms",  # (m, N) explicit code permutations (Battleship's mirror images)
+    "dead_ok",  # dead symbols may stand in for each other (equal ranges at every position)
+])
+
+Bounds = namedtuple("Bounds", [
+    "M",  # M[B, d]: most secrets d guesses can tell apart with B non-winning answers
+    "LB",  # LB[B, n, d]: least conceivable total of n secrets within d guesses
+    "LBN",  # LBN[B, n, d]: the same when the first guess is not a candidate
+])
+
+Table = namedtuple("Table", [
+    "keys",  # (2^bits, 2) uint64: the two hashes of a candidate set
+    "vals",  # (2^bits, 4) int64: meta (size, depth), lower bound, upper bound, guess
+    "z1",  # random odd 64-bit word per code: set hash 1 (also partition signatures)
+    "z2",  # an independent word per code: set hash 2
+    "stop",  # (1,) int8, written by another thread: nonzero ends the search, nothing is stored
+])
+
+Run = namedtuple("Run", [
+    "opts",  # OPT_* bits
+    "stats",  # (3,) int64 counters, ST_* slots (written)
+    "out",  # (1,) int64: the guess achieving a call's answer, or -1 (written)
+])

@@ -1,0 +1,94 @@
+"""The transposition table (OPT_TT): a node's value depends only on its candidate set and the
+depth still allowed (design notes: "value depends only on the candidate set"), whatever path led
+there and in either guess mode, so results found once are reused wherever the set comes back.
+
+A set is keyed by two independent 64-bit sums of random words (order-free, so a part's hash costs
+one pass) plus its size and depth in ``meta``: a proof never rests on one hash. Entries hold a
+proven interval [lower, upper] of the value and the guess achieving ``upper``. Two-way buckets in
+open-addressed numpy arrays (far faster in numba than a typed dict); on a full bucket the entry
+of the smaller set is replaced. A stopped search (``stop`` set) stores nothing: its unfinished
+answers are not facts.
+"""
+
+import numpy as np
+from numba import njit
+
+from .bundles import Table
+
+
+def new_table(bits: int, n_codes: int, seed: int, stop: np.ndarray | None = None) -> Table:
+    """An empty table of 2^bits entries for sets of codes below ``n_codes``; ``seed`` draws the
+    hash words, ``stop`` may be shared with other tables of the same search."""
+    rng = np.random.default_rng(seed)
+    n = n_codes
+    return Table(
+        keys=np.zeros((1 << bits, 2), dtype=np.uint64),
+        vals=np.full((1 << bits, 4), -1, dtype=np.int64),
+        z1=_odd_words(rng, n),
+        z2=_odd_words(rng, n),
+        stop=np.zeros(1, dtype=np.int8) if stop is None else stop,
+    )
+
+
+def _odd_words(rng, n: int) -> np.ndarray:
+    return rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def clear(table: Table) -> None:
+    """Forget every entry (the hash words stay)."""
+    table.keys[:] = 0
+    table.vals[:] = -1
+
+
+@njit(cache=True, nogil=True)
+def mix(x):
+    """A 64-bit finaliser (splitmix64): spreads sums of words over every bit."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def set_hash(table, cands):
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for c in cands:
+        h1 += table.z1[c]
+        h2 += table.z2[c]
+    return h1, h2
+
+
+@njit(cache=True, nogil=True)
+def find(table, h1, h2, meta):
+    """The slot holding this set at this meta, or -1."""
+    mask = np.uint64(table.keys.shape[0] - 1)
+    i = np.int64(h1 & mask) & ~np.int64(1)
+    for s in range(i, i + 2):
+        if table.vals[s, 0] == meta and table.keys[s, 0] == h1 and table.keys[s, 1] == h2:
+            return s
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def store(table, h1, h2, meta, lo, hi, guess):
+    """Record lower <= value <= upper (narrowing an existing entry)."""
+    if table.stop[0] != 0:
+        return
+    keys, vals = table.keys, table.vals
+    s = find(table, h1, h2, meta)
+    if s < 0:
+        mask = np.uint64(keys.shape[0] - 1)
+        i = np.int64(h1 & mask) & ~np.int64(1)
+        s = i if vals[i, 0] < vals[i + 1, 0] else i + 1
+        keys[s, 0] = h1
+        keys[s, 1] = h2
+        vals[s, 0] = meta
+        vals[s, 1] = lo
+        vals[s, 2] = hi
+        vals[s, 3] = guess
+        return
+    if lo > vals[s, 1]:
+        vals[s, 1] = lo
+    if hi < vals[s, 2]:
+        vals[s, 2] = hi
+        vals[s, 3] = guess

@@ -1,0 +1,272 @@
+"""The least-total search: the least number of guesses summed over a node's candidates, within d
+guesses, by depth-first branch and bound (as in Koyama and Lai's search for Mastermind).
+
+``min_total(..., beta)`` returns the exact least total when it is below beta, otherwise a proven
+lower bound >= beta, and writes a guess achieving an exact answer to ``run.out[0]`` (else -1).
+Rules, besides those of the guess pools (guesses.py), the table (table.py) and partition
+equality (partition.py):
+
+- One-step bound (bounds.py): a guess costs at least n plus the counting bound of each of its
+  non-winning parts; guesses are searched in order of that bound and the loop ends at the first
+  whose bound reaches the best total found (or beta).
+- Branching (OPT_BRANCHING): once every allowed guess is scored, the node's own most answers give
+  a tighter counting bound for the node and for everything below it.
+- Candidates first (OPT_CANDIDATES_FIRST): a guess outside the candidates solves nobody at depth
+  1, so no such guess beats LBN; when that bound already reaches beta they are not scored.
+- Small parts (OPT_SMALL): a part of one candidate costs 1, of two 3, and nothing does better; a
+  guess leaving only such parts is exact at once.
+- Null-window probes (OPT_PROBE): before a guess's parts are solved exactly, each is asked "is
+  your value exactly your lower bound?" (a search with beta = bound + 1, cheap); every raised
+  bound may refute the guess before any part is solved in full.
+
+``rank_total`` is the node's guess order with one-step bounds, exported so that the parallel
+driver can hand a node's guesses to workers; ``min_total(..., only=guesses)`` then searches just
+those guesses with the same loop.
+"""
+
+import numpy as np
+from numba import njit
+
+from .bundles import (
+    DCAP,
+    INF,
+    OPT_BRANCHING,
+    OPT_CANDIDATES_FIRST,
+    OPT_DEDUPE,
+    OPT_PROBE,
+    OPT_SMALL,
+    OPT_TT,
+    ST_NODES,
+    ST_SCORED,
+    ST_TT_HITS,
+)
+from .guesses import candidate_guesses, other_guesses
+from .partition import bucket, is_duplicate, parts_by_size, score_pool, tells_nothing
+from .table import find, set_hash, store
+
+
+@njit(cache=True, nogil=True)
+def _small_total(n, largest, parts, candidate):
+    """The exact total of a guess leaving parts of at most two candidates (1 and 3 each), or -1
+    when some part is larger."""
+    if largest > 2:
+        return np.int64(-1)
+    doubles = n - (1 if candidate else 0) - parts
+    return np.int64(n + parts + 2 * doubles)
+
+
+@njit(cache=True, nogil=True)
+def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, plen):
+    """Score a node's guesses (n > 2 candidates, d <= n guesses). Returns (guesses worth
+    searching in order of their one-step bound, those bounds, whether each leaves small parts
+    only, the least bound among guesses left out, the node's branching, whether every allowed
+    guess was scored, a guess solving the node exactly at once or -1)."""
+    n = cands.shape[0]
+    opts = run.opts
+    LB = bounds.LB
+    pool = candidate_guesses(orbits, opts, cands, path, plen)
+    n_cand = pool.shape[0]
+    G = n_cand if problem.consistent else n_cand + problem.all_codes.shape[0] - n
+    dc = min(d - 1, DCAP)
+    kept = np.empty(G, dtype=pool.dtype)
+    bound = np.empty(G, dtype=np.int64)
+    small = np.empty(G, dtype=np.bool_)
+    key = np.empty(G, dtype=np.int64)
+    k = 0
+    lb_min = INF  # least bound among guesses left out
+    branching = 0  # the most non-winning parts any guess makes here: holds for every subset
+    complete = True  # whether every allowed guess was scored
+    offset = 0
+    while True:
+        all_largest, all_parts, all_lb1, _ = score_pool(problem, pool, cands, LB[bmax], dc)
+        run.stats[ST_SCORED] += pool.shape[0]
+        for i in range(pool.shape[0]):
+            largest, parts, lb1 = all_largest[i], all_parts[i], all_lb1[i]
+            if parts > branching:
+                branching = parts
+            if tells_nothing(largest, n) or lb1 >= INF:
+                continue
+            exact = _small_total(n, largest, parts, offset == 0) if opts & OPT_SMALL else -1
+            if exact >= 0 and exact <= lb0:  # nothing can do better
+                return (pool[i:i + 1], np.full(1, exact), np.ones(1, dtype=np.bool_), INF,
+                        branching, False, pool[i])
+            if exact >= 0:
+                lb1 = exact
+            if lb1 >= beta:
+                if lb1 < lb_min:
+                    lb_min = lb1
+                continue
+            kept[k] = pool[i]
+            bound[k] = lb1
+            small[k] = exact >= 0
+            key[k] = (lb1 << 24) | (offset + i)
+            k += 1
+        if problem.consistent or offset > 0:
+            break
+        lbn = bounds.LBN[bmax, n, min(d, DCAP)]
+        if lbn >= beta and opts & OPT_CANDIDATES_FIRST:
+            if lbn < lb_min:
+                lb_min = lbn
+            complete = False
+            break
+        offset = n_cand
+        pool = other_guesses(problem, orbits, opts, cands, path, plen)
+        if pool.shape[0] == 0:
+            break
+    if not complete or not opts & OPT_BRANCHING:
+        branching = bmax
+    order = np.argsort(key[:k])
+    return kept[:k][order], bound[:k][order], small[:k][order], lb_min, branching, complete, -1
+
+
+@njit(cache=True, nogil=True)
+def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, plen, only):
+    """The exact least total of cands within d guesses when below beta; otherwise a proven lower
+    bound >= beta. bmax bounds the non-winning answers any guess gets on cands (inherited from the
+    parent). ``only``: when not empty, search just these guesses (in rank_total's order, bmax
+    being the node's branching): the answer is then about trees opening with one of them, and
+    is not stored."""
+    n = cands.shape[0]
+    run.stats[ST_NODES] += 1
+    run.out[0] = -1
+    if table.stop[0] != 0:
+        return INF
+    if n == 1:
+        if d >= 1:
+            run.out[0] = cands[0]
+            return np.int64(1)
+        return INF
+    if d > n:
+        d = n
+    M, LB = bounds.M, bounds.LB
+    if d <= 1 or n > M[bmax, min(d, DCAP)]:
+        return INF
+    opts = run.opts
+    if n == 2 and opts & OPT_SMALL:
+        run.out[0] = cands[0]
+        return np.int64(3)
+    lb0 = LB[bmax, n, min(d, DCAP)]
+    if lb0 >= beta:
+        return lb0
+    whole = only.shape[0] == 0
+    tt = (opts & OPT_TT) != 0 and whole
+    h1, h2 = set_hash(table, cands)
+    meta = (np.int64(n) << 20) + d
+    if tt:
+        slot = find(table, h1, h2, meta)
+        if slot >= 0:
+            lo, hi = table.vals[slot, 1], table.vals[slot, 2]
+            if lo == hi:
+                run.stats[ST_TT_HITS] += 1
+                run.out[0] = table.vals[slot, 3]
+                return hi
+            if lo >= beta:
+                run.stats[ST_TT_HITS] += 1
+                return lo
+            if lo > lb0:
+                lb0 = lo
+    dc = min(d - 1, DCAP)
+    if whole:
+        ranked, bound, small, lb_min, branching, complete, solved = rank_total(
+            problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, plen)
+        if solved >= 0:
+            run.out[0] = solved
+            if tt:
+                store(table, h1, h2, meta, bound[0], bound[0], solved)
+            return bound[0]
+        if complete:  # every guess was scored: the node's own branching bounds it
+            tight = LB[branching, n, min(d, DCAP)]
+            if tight > lb0:
+                lb0 = tight
+            if lb0 >= beta:
+                if tt:
+                    store(table, h1, h2, meta, lb0, INF, -1)
+                return lb0
+    else:
+        ranked, branching, lb_min = only, bmax, INF
+        largest, parts, bound, _ = score_pool(problem, only, cands, LB[bmax], dc)
+        small = np.zeros(only.shape[0], dtype=np.bool_)
+    buf = np.empty(n, dtype=cands.dtype)
+    starts = np.empty(problem.nf, dtype=np.int64)
+    sizes = np.empty(problem.nf, dtype=np.int64)
+    seen_g = np.empty(ranked.shape[0], dtype=np.int64)
+    seen_sig = np.empty(ranked.shape[0], dtype=np.uint64)
+    n_seen = 0
+    best = beta
+    best_g = -1
+    for j in range(ranked.shape[0]):
+        g = ranked[j]
+        if bound[j] >= best:
+            if bound[j] < lb_min:
+                lb_min = bound[j]
+            break  # ranked by bound: no later guess can do better
+        if small[j]:
+            best = bound[j]
+            best_g = g
+            continue
+        if opts & OPT_DEDUPE:
+            dup, n_seen = is_duplicate(problem, table.z1, g, cands, seen_g, seen_sig, n_seen)
+            if dup:
+                continue
+        bucket(problem.F, g, cands, problem.nf, buf, starts, sizes)
+        ids = parts_by_size(sizes, problem.win, problem.nf)
+        part_lb = np.empty(ids.shape[0], dtype=np.int64)
+        rest = np.int64(0)
+        for i in range(ids.shape[0]):
+            part_lb[i] = LB[branching, sizes[ids[i]], dc]
+            rest += part_lb[i]
+        if n + rest >= best:  # the node's own branching bound already rules this guess out
+            if n + rest < lb_min:
+                lb_min = n + rest
+            continue
+        path[plen] = g
+        cut = False
+        if opts & OPT_PROBE:
+            for i in range(ids.shape[0]):
+                f = ids[i]
+                if sizes[f] <= 2:
+                    continue
+                sub = buf[starts[f]:starts[f] + sizes[f]]
+                v = min_total(problem, orbits, bounds, table, run, sub, d - 1, part_lb[i] + 1,
+                              branching, path, plen + 1, only[:0])
+                rest += v - part_lb[i]
+                part_lb[i] = v
+                if n + rest >= best:
+                    cut = True
+                    if n + rest < lb_min:
+                        lb_min = n + rest
+                    break
+            if cut:
+                continue
+        total = np.int64(n)
+        for i in range(ids.shape[0]):
+            f = ids[i]
+            rest -= part_lb[i]
+            child_beta = best - total - rest
+            sub = buf[starts[f]:starts[f] + sizes[f]]
+            v = min_total(problem, orbits, bounds, table, run, sub, d - 1, child_beta, branching,
+                          path, plen + 1, only[:0])
+            total += v
+            if v >= child_beta:
+                cut = True
+                if total + rest < lb_min:
+                    lb_min = total + rest
+                break
+        if not cut:
+            best = total
+            best_g = g
+        if table.stop[0] != 0:
+            return INF
+    if best_g >= 0:
+        run.out[0] = best_g
+        if tt:
+            store(table, h1, h2, meta, best, best, best_g)
+        return best
+    run.out[0] = -1
+    if lb_min > INF:
+        lb_min = INF
+    if lb_min < lb0:
+        lb_min = lb0
+    if tt:
+        store(table, h1, h2, meta, lb_min, INF, -1)
+    return lb_min

@@ -1,0 +1,70 @@
+"""What lives in each Dask worker process: its solvers, kept between jobs, and cancellation.
+
+Imported by a worker when it unpickles a job, and by the engine only when it uses Dask, so that
+runs in this process never import distributed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+from distributed import WorkerPlugin, get_worker
+
+from .jobs import STOPPED, run_job
+from .solver import Solver, SolverKey
+
+
+class SolverPlugin(WorkerPlugin):
+    """One solver per (SolverKey, worker thread), built on first use and kept while the worker
+    lives; and the ids of jobs cancelled before they started."""
+
+    name = "moo-solvers"
+    idempotent = True
+
+    def __init__(self):
+        self.solvers: dict = {}
+        self.cancelled: deque = deque(maxlen=100_000)
+        self.lock = threading.Lock()
+
+    def __reduce__(self):
+        return SolverPlugin, ()  # sent to each worker empty: its solvers are its own
+
+    def solver(self, key: SolverKey) -> Solver:
+        slot = (key, threading.get_ident())
+        with self.lock:
+            solver = self.solvers.get(slot)
+        if solver is None:
+            solver = key.build()
+            with self.lock:
+                self.solvers[slot] = solver
+        return solver
+
+    def cancel(self, job_ids) -> None:
+        with self.lock:
+            if isinstance(job_ids, list):
+                self.cancelled.extend(job_ids)
+            solvers = list(self.solvers.values())
+        for solver in solvers:
+            solver.cancel(job_ids)
+
+
+def _plugin(worker) -> SolverPlugin:
+    plugin = worker.plugins.get(SolverPlugin.name)
+    if plugin is None:  # a worker that joined before the plugin reached it
+        plugin = worker.plugins.setdefault(SolverPlugin.name, SolverPlugin())
+    return plugin
+
+
+def on_worker(key: SolverKey, job_id, fn, *args):
+    """A job as a Dask task: ``fn(solver, *args)`` with this worker's solver for ``key``."""
+    plugin = _plugin(get_worker())
+    if job_id in plugin.cancelled:
+        return STOPPED
+    return run_job(plugin.solver(key), job_id, fn, args)
+
+
+def cancel_on_worker(job_ids, dask_worker=None) -> None:
+    """Run by ``Client.run`` on every worker: stop these jobs if they run, skip them if not."""
+    _plugin(dask_worker).cancel(job_ids)
+

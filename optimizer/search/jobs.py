@@ -1,0 +1,98 @@
+"""The jobs an engine runs: each takes the worker's solver first, then plain arrays and numbers,
+and returns plain values and trees (what crosses a process or machine boundary).
+
+A job calls the kernels' own steps (``feasible`` and ``min_total``, whole or with ``only``), so a
+rule changed in a kernel reaches every way of running the search.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..tree import Node
+from .solver import Solver
+
+STOPPED = "stopped"  # the result of a job cancelled while it ran
+
+
+def run_job(solver: Solver, job_id, fn, args):
+    """Run ``fn(solver, *args)`` as job ``job_id``, so that ``solver.cancel`` can stop it."""
+    solver.start(job_id)
+    try:
+        value = fn(solver, *args)
+    finally:
+        stopped = solver.finish()
+    return STOPPED if stopped else value
+
+
+def _counted(solver: Solver, work):
+    """(what ``work()`` returns, nodes it searched, its CPU seconds)."""
+    nodes, clock = solver.nodes, time.process_time()
+    value = work()
+    return value, solver.nodes - nodes, time.process_time() - clock
+
+
+def height_part(solver: Solver, cands: np.ndarray, depth: int, path: list[int]):
+    """(a tree solving the part within ``depth`` guesses or None, nodes, CPU seconds)."""
+
+    def work():
+        return solver.height_tree(depth, cands, path) if solver.feasible(
+            cands, depth, path) >= 0 else None
+
+    return _counted(solver, work)
+
+
+def height_guesses(solver: Solver, cands: np.ndarray, guesses: list[int], depth: int,
+                   branching: int, path: list[int]):
+    """(a tree solving the part within ``depth`` guesses that opens with one of ``guesses`` or
+    None, nodes, CPU seconds): a slice of the node's guesses, in the kernel's order."""
+
+    def work():
+        guess = solver.feasible(cands, depth, path, bmax=branching, only=guesses)
+        if guess < 0:
+            return None
+        below = list(path) + [guess]
+        return Node(guess, {fid: solver.height_tree(depth - 1, part, below)
+                            for fid, part in solver.game.parts(guess, cands).items()})
+
+    return _counted(solver, work)
+
+
+def total_part(solver: Solver, cands: np.ndarray, depth: int, beta: int, path: list[int]):
+    """((least total of the part within ``depth`` if below ``beta``, else a lower bound), its
+    tree or None, nodes, CPU seconds)."""
+
+    def work():
+        value, _ = solver.min_total(cands, depth, beta, path)
+        return value, solver.total_tree(depth, cands, path) if value < beta else None
+
+    (value, tree), nodes, seconds = _counted(solver, work)
+    return value, tree, nodes, seconds
+
+
+def total_guess(solver: Solver, cands: np.ndarray, guess: int, depth: int, beta: int,
+                branching: int, path: list[int]):
+    """total_part for trees of the part that open with ``guess``: one of a large part's guesses
+    searched on its own (``branching``: the part's, as the kernel measured it)."""
+
+    def work():
+        value, _ = solver.min_total(cands, depth, beta, path, bmax=branching, only=[guess])
+        if value >= beta:
+            return value, None
+        below = list(path) + [guess]
+        return value, Node(guess, {fid: solver.total_tree(depth - 1, part, below)
+                                   for fid, part in solver.game.parts(guess, cands).items()})
+
+    (value, tree), nodes, seconds = _counted(solver, work)
+    return value, tree, nodes, seconds
+
+
+def warm_up(solver: Solver) -> int:
+    """Load the kernels and the game before the first real job (its time is set-up, not search);
+    returns the worker's process id."""
+    import os
+
+    solver.warm_up()
+    return os.getpid()

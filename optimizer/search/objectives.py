@@ -1,0 +1,261 @@
+"""What the commands ask of the exact search, assembled in one place: the objectives (height,
+total, their combinations, depth limits), the greedy trees they start from, one run's solver,
+engine, checkpoint and time limit (``Search``), and the tree written at the end, replayed first so
+that a search bug is never written as a result.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from ..games import Game
+from ..kernels.bundles import DCAP
+from ..tree import Node, Tree, replay
+from .checkpoint import Checkpoint
+from .engine import open_engine
+from .height import HeightSearch
+from .root import STOPPED_EARLY, Outcome
+from .solver import Solver
+from .strategies import STRATEGIES, grow_tree
+from .total import TotalSearch
+
+
+@dataclass(frozen=True)
+class Objective:
+    """``height``, ``total``, ``total@K``, ``height,total``, ``total,height``."""
+
+    first: str  # "height" or "total"
+    tie: str | None  # the second component, if any
+    depth: int | None  # explicit depth limit (total@K)
+
+    @property
+    def name(self) -> str:
+        text = self.first + (f",{self.tie}" if self.tie else "")
+        return text + (f"@{self.depth}" if self.depth else "")
+
+    @classmethod
+    def parse(cls, text: str) -> Objective:
+        match = re.fullmatch(r"(height|total)(?:,(height|total))?(?:@(\d+))?", text.strip())
+        if not match or match.group(1) == match.group(2):
+            raise ValueError(
+                f"unknown objective {text!r}: use height, total, height,total, total,height "
+                "or total@K"
+            )
+        depth = int(match.group(3)) if match.group(3) else None
+        if depth is not None and depth < 1:
+            raise ValueError(f"objective {text!r}: the depth limit must be at least 1")
+        if depth is not None and match.group(1) == "height":
+            raise ValueError(f"objective {text!r}: a depth limit applies to total (total@K)")
+        return cls(match.group(1), match.group(2), depth)
+
+
+# --- greedy starting points --------------------------------------------------------------------
+# Tried in order for the first upper bound of a least-total search: the first that fits the
+# depth limit is taken (first-consistent is built first of all, as the tree to write should the
+# search be stopped before anything better exists).
+TOTAL_INCUMBENTS = ("entropy", "expected-size", "minimax", "most-parts")
+HEIGHT_INCUMBENTS = ("minimax", "expected-size")
+
+
+def _greedy(game: Game, name: str, guesses: str) -> tuple[int, int, Node]:
+    """(height, total, root) of one greedy strategy's tree."""
+    mode = "consistent" if name == "first-consistent" else guesses
+    root = grow_tree(game, STRATEGIES[name](game, 0), mode)
+    result = replay(Tree(game=game, root=root, objective=name, guesses=mode))
+    return result.height, result.total, root
+
+
+def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None = None,
+                    start=(None, None)):
+    """(total, root) of a quick greedy tree within ``depth``: the better of ``start`` and the
+    first of TOTAL_INCUMBENTS whose tree fits the limit (none is built past ``deadline``); a tree
+    the exact search must beat or tie, and what it writes if stopped early."""
+    best = start
+    for name in TOTAL_INCUMBENTS:
+        if _past(deadline):
+            break
+        height, total, root = _greedy(game, name, guesses)
+        if height <= depth:
+            if best[0] is None or total < best[0]:
+                best = (total, root)
+            break  # one good heuristic within the limit is enough
+    return best
+
+
+def height_incumbent(game: Game, guesses: str, deadline: float | None = None):
+    """(height, root) of the lowest greedy tree (ties: lower total), the starting point of the
+    least-height search."""
+    best, best_key = (None, None), None
+    for name in HEIGHT_INCUMBENTS:
+        if best_key is not None and _past(deadline):
+            break
+        height, total, root = _greedy(game, name, guesses)
+        if best_key is None or (height, total) < best_key:
+            best, best_key = (height, root), (height, total)
+    return best
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+# --- one run -----------------------------------------------------------------------------------
+class Search:
+    """One run of the exact search: a solver, the engine its jobs run on, the checkpoint file and
+    the deadline (a time.monotonic() value). A context manager: the engine (and any workers it
+    started) is closed whatever ends the run."""
+
+    def __init__(self, game: Game, guesses: str = "any", *, workers: int | None = None,
+                 scheduler: str | None = None, deadline: float | None = None,
+                 progress: bool = True, checkpoint: str | None = None,
+                 solver: Solver | None = None):
+        self.game, self.guesses = game, guesses
+        self.deadline, self.progress = deadline, progress
+        self.checkpoint = Checkpoint(checkpoint, game, guesses) if checkpoint else None
+        if self.checkpoint is not None:
+            self.checkpoint.check()
+        self.solver = solver or Solver(game, guesses)
+        self.engine = open_engine(self.solver, workers, scheduler)
+        self._ready = False
+
+    def __enter__(self) -> Search:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def ready(self) -> None:
+        """Compile or load the kernels here and on the workers (set-up, not search time)."""
+        if not self._ready:
+            self.solver.warm_up()
+            self.engine.ready()
+            self._ready = True
+
+    def _args(self) -> dict:
+        return dict(deadline=self.deadline, progress=self.progress, checkpoint=self.checkpoint)
+
+    def min_height(self, incumbent=(None, None)) -> Outcome:
+        self.ready()
+        return HeightSearch(self.solver, self.engine, **self._args()).min_height(incumbent)
+
+    def min_total(self, depth: int, upper: int | None = None,
+                  incumbent: Node | None = None) -> Outcome:
+        self.ready()
+        return TotalSearch(self.solver, self.engine, **self._args()).min_total(
+            depth, upper, incumbent)
+
+    # --- objectives ----------------------------------------------------------------------------
+    def build(self, objective: str) -> Tree:
+        """The tree of an exact objective, marked optimal only when the search completed; when
+        stopped early (time limit, signal), the best tree found, ``meta.stopped`` set."""
+        obj = Objective.parse(objective)
+        meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
+        if self.checkpoint is not None:
+            meta["checkpoint"] = str(self.checkpoint.path)
+        depth = obj.depth or self.game.n_codes
+        best = [self._first_consistent(obj, depth)]  # what to write if stopped before better
+        try:
+            if obj.first == "height":
+                out = self._height_first(obj, meta, best)
+            else:
+                out = self._total_first(obj, depth, meta, best)
+        except KeyboardInterrupt:  # between searches: write the best there is
+            out = best[-1]
+            out.optimal, out.stopped = False, True
+            out.notes.append(STOPPED_EARLY)
+        if out.root is None:
+            raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
+        if out.stopped:
+            meta["stopped"] = True
+        return self._tree(obj, out, meta)
+
+    def _height_first(self, obj: Objective, meta: dict, best: list) -> Outcome:
+        out = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
+        meta["height_search"] = out.effort()
+        if obj.tie != "total" or not out.optimal:
+            return out
+        best.append(Outcome(out.value, out.root, False, out.value))
+        start = _total_of(self.game, self.guesses, out.root), out.root
+        upper = total_incumbent(self.game, self.guesses, out.value, self.deadline, start)
+        total = self.min_total(out.value, *upper)
+        meta["total_search"] = total.effort()
+        if not total.optimal:  # the height is proven; the tie-break is not
+            meta["total_lower_bound"] = int(total.lower_bound)
+            total.lower_bound = out.value
+        return total
+
+    def _total_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
+        first = best[0]
+        value, root = total_incumbent(self.game, self.guesses, depth, self.deadline,
+                                      (first.value, first.root) if first.root else (None, None))
+        out = self.min_total(depth, value, root)
+        meta["total_search"] = out.effort()
+        if obj.tie == "height" and out.optimal:
+            out = self._least_height_at_total(out)
+            meta["height_search"] = out.effort()
+        return out
+
+    def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
+        """Seed 000's tree (quick for every game), with the counting bound of the objective's
+        first component: what is written if the run is stopped before anything better exists."""
+        height, total, root = _greedy(self.game, "first-consistent", self.guesses)
+        s, n = self.solver, self.game.n_codes
+        if obj.first == "height":
+            lower = 1
+            while s.bounds.M[s.branches, min(lower, DCAP)] < n:
+                lower += 1
+            return Outcome(height, root, False, lower)
+        lower = int(s.bounds.LB[s.branches, n, min(depth, DCAP)])
+        return Outcome(total, root if height <= depth else None, False, lower)
+
+    def _least_height_at_total(self, best: Outcome) -> Outcome:
+        """Among trees of least total, one of least height: raise the depth limit from the least
+        height until a tree within it reaches the unlimited least total."""
+        least = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
+        if not least.optimal:
+            return Outcome(best.value, best.root, False, best.lower_bound, least.nodes,
+                           least.seconds, least.notes, least.stopped)
+        depth = least.value
+        while True:
+            out = self.min_total(depth, best.value)
+            if out.optimal and out.value == best.value:
+                return out
+            if out.stopped:
+                return Outcome(best.value, best.root, False, best.lower_bound, out.nodes,
+                               out.seconds, out.notes, True)
+            depth += 1
+
+    def _tree(self, obj: Objective, out: Outcome, meta: dict) -> Tree:
+        tree = Tree(game=self.game, root=out.root, objective=obj.name, guesses=self.guesses,
+                    optimal=out.optimal, meta=meta)
+        if not out.optimal:
+            tree.lower_bound = int(out.lower_bound)
+        replayed = replay(tree)
+        if replayed.defects:  # a search bug must never be written as a result
+            raise RuntimeError("the search built a defective tree: " + replayed.defects[0])
+        claimed = replayed.height if obj.first == "height" and not obj.tie else None
+        if obj.first == "total" or obj.tie == "total":
+            claimed = replayed.total
+        if out.optimal and claimed != out.value:
+            raise RuntimeError(f"the search claimed {out.value} but its tree replays to {claimed}")
+        return tree
+
+
+def _total_of(game: Game, guesses: str, root: Node) -> int:
+    return replay(Tree(game=game, root=root, objective="", guesses=guesses)).total
+
+
+def build_exact(game: Game, objective: str, guesses: str = "any",
+                time_limit: float | None = None, workers: int | None = None,
+                progress: bool = True, checkpoint: str | None = None,
+                scheduler: str | None = None) -> Tree:
+    """One exact build with its own run (tests and scripts; the command line uses Search)."""
+    deadline = time.monotonic() + time_limit if time_limit is not None else None
+    with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
+                progress=progress, checkpoint=checkpoint) as search:
+        return search.build(objective)

@@ -1,0 +1,99 @@
+"""The root of a whole-game search: its first-guess classes, the jobs an engine runs for them,
+and the time limit. The least-height (``height.py``) and least-total (``total.py``) searches are
+built on it; what they return is an ``Outcome``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..games.base import tells_nothing
+from ..tree import Node
+from .solver import Solver
+
+STOPPED_EARLY = "stopped before the search finished"
+
+
+@dataclass
+class Outcome:
+    value: int  # least height or total found (or a lower bound when not optimal)
+    root: Node | None
+    optimal: bool
+    lower_bound: int
+    nodes: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    stopped: bool = False  # a time limit or a signal ended the search
+    taken: int = 0  # root classes settled by a checkpoint file, not searched now
+    searched: int = 0  # root classes searched now
+
+    def effort(self) -> dict:
+        """What a tree's ``meta`` records of this search."""
+        out = {"nodes": self.nodes, "seconds": round(self.seconds, 3), "optimal": self.optimal,
+               "classes_searched": self.searched}
+        if self.taken:
+            out["classes_from_checkpoint"] = self.taken
+        if self.stopped:
+            out["stopped"] = True
+        return out
+
+
+class RootSearch:
+    """A search over the root classes of one game on one engine. ``deadline``: a time.monotonic()
+    value after which the search stops with what it has."""
+
+    split_size = 200  # a part this large has its guesses run as separate jobs
+    chunk = 16  # guesses per job of a split part (height)
+
+    def __init__(self, solver: Solver, engine, deadline: float | None = None,
+                 progress: bool = True, checkpoint=None):
+        self.solver = solver
+        self.engine = engine
+        self.deadline = deadline
+        self.progress = progress
+        self.checkpoint = checkpoint  # a Checkpoint: facts about root classes from earlier runs
+
+    # --- the root ------------------------------------------------------------------------------
+    def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
+        """Root guesses, one per symmetry class, with their parts (useless guesses dropped)."""
+        s = self.solver
+        root = s.root()
+        pool = s.representatives(root, [])
+        if s.guesses == "consistent":
+            pool = np.intersect1d(pool, root)
+        classes = []
+        for g in pool:
+            parts = s.game.parts(int(g), root)
+            if not tells_nothing(parts, len(root)):
+                classes.append((int(g), parts))
+        return classes
+
+    def splits(self, part: np.ndarray) -> bool:
+        """Whether a part is worth running guess by guess on several workers."""
+        return self.engine.workers > 1 and len(part) >= self.split_size
+
+    # --- jobs ----------------------------------------------------------------------------------
+    def submit(self, fn, *args):
+        return self.engine.submit(fn, *args)
+
+    def cancel(self, jobs: list) -> None:
+        self.engine.cancel(jobs)
+
+    def finished(self, pending: list):
+        """Yield jobs as they finish, taking each out of ``pending`` (which the caller may shrink
+        in place); TimeoutError when the time limit is reached."""
+        while pending:
+            timeout = None
+            if self.deadline is not None:
+                timeout = max(0.0, self.deadline - time.monotonic())
+            job = self.engine.wait(pending, timeout)
+            if job is None:
+                raise TimeoutError
+            pending.remove(job)
+            yield job
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline

@@ -1,0 +1,230 @@
+"""One game, one guess mode, its transposition tables: the exact searches for single nodes, in the
+process that owns the solver, and trees rebuilt from what they learnt.
+
+The numba kernels (optimizer.kernels.height and .total) answer one node at a time and remember
+what they learn in the tables kept here, so rebuilding a tree after a search is mostly table
+look-ups. Trees are rebuilt with the true path of guesses, which the symmetry rule needs.
+A solver is not shared between threads: each worker thread of an engine has its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..games import Game
+from ..kernels.bounds import bound_tables
+from ..kernels.bundles import DCAP, INF, OPT_ALL, OPT_SYMMETRY, ST_NODES, Orbits, Problem, Run
+from ..kernels.height import feasible, rank_height
+from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
+from ..kernels.table import clear, new_table
+from ..kernels.total import min_total, rank_total
+from ..tree import Node
+
+HASH_SEED = 20261122
+
+
+@dataclass(frozen=True)
+class SolverKey:
+    """Everything a solver's answers depend on: what a worker needs to build the same solver."""
+
+    game: str  # spec
+    guesses: str = "any"
+    opts: int = OPT_ALL
+    table_bits: int = 22
+    counting: bool = True  # counting bounds (off only in tests)
+
+    def build(self) -> Solver:
+        from ..games import parse_game
+
+        return Solver(parse_game(self.game), self.guesses, self.opts, self.table_bits,
+                      self.counting)
+
+
+class Solver:
+    """``opts`` switches pruning rules and ``counting`` the counting bounds (tests compare each
+    with the plain search)."""
+
+    def __init__(self, game: Game, guesses: str = "any", opts: int = OPT_ALL,
+                 table_bits: int = 22, counting: bool = True):
+        if guesses not in ("any", "consistent"):
+            raise ValueError("guesses must be 'any' or 'consistent'")
+        self.game, self.guesses = game, guesses
+        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting)
+        matrix = game.feedback_matrix()
+        n = game.n_codes
+        self.all_codes = np.arange(n, dtype=np.int32)
+        self.problem = Problem(matrix, np.ascontiguousarray(matrix.T), self.all_codes,
+                               game.win, game.n_feedback, guesses == "consistent")
+        self.orbits = _orbits(game)
+        self.branches = int(np.count_nonzero(np.unique(matrix) != game.win))
+        self.bounds = bound_tables(n, self.branches, counting)
+        self.stop = np.zeros(1, dtype=np.int8)
+        self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
+        self.total_table = new_table(table_bits, n, HASH_SEED, self.stop)
+        self.stats = np.zeros(3, dtype=np.int64)
+        self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64))
+        self._lock = threading.Lock()
+        self._job = None  # the id of the job running on this solver, for cancel()
+
+    @property
+    def opts(self) -> int:
+        return self.run.opts
+
+    @property
+    def nodes(self) -> int:
+        return int(self.stats[ST_NODES])
+
+    # --- jobs and cancellation ----------------------------------------------------------------
+    def start(self, job_id) -> None:
+        """A job begins: the stop flag of the previous one is cleared."""
+        with self._lock:
+            self._job = job_id
+            self.stop[0] = 0
+
+    def finish(self) -> bool:
+        """A job ends; whether it was cancelled while running (its answers are then not facts)."""
+        with self._lock:
+            self._job = None
+            return bool(self.stop[0])
+
+    def cancel(self, job_ids) -> bool:
+        """Stop the running job if it is one of ``job_ids`` (from another thread); the kernels
+        return at their next node and store nothing more."""
+        with self._lock:
+            if self._job is not None and self._job in job_ids:
+                self.stop[0] = 1
+                return True
+        return False
+
+    def forget(self) -> None:
+        """Empty both tables (a fresh start for benchmarks)."""
+        clear(self.height_table)
+        clear(self.total_table)
+
+    # --- one node ------------------------------------------------------------------------------
+    def _path(self, path) -> np.ndarray:
+        arr = np.zeros(self.game.n_codes + 2, dtype=np.int32)
+        arr[: len(path)] = path
+        return arr
+
+    def _only(self, only) -> np.ndarray:
+        return np.asarray(only if only is not None else (), dtype=np.int32)
+
+    def feasible(self, cands: np.ndarray, depth: int, path=(), bmax: int | None = None,
+                 only=None) -> int:
+        """A guess that solves ``cands`` within ``depth`` guesses, or -1 when none does.
+        ``only``: try just these guesses (a slice of ``rank_height``'s, ``bmax`` its branching)."""
+        ok = feasible(self.problem, self.orbits, self.bounds, self.height_table, self.run,
+                      cands, depth, self.branches if bmax is None else bmax, self._path(path),
+                      len(path), self._only(only))
+        return int(self.run.out[0]) if ok else -1
+
+    def min_total(self, cands: np.ndarray, depth: int, beta: int = int(INF), path=(),
+                  bmax: int | None = None, only=None) -> tuple[int, int]:
+        """(least total within ``depth``, a guess achieving it) when below ``beta``; otherwise
+        (a proven lower bound >= beta, -1). ``bmax``: the most non-winning answers any guess gets
+        on a superset of ``cands`` (sharper bounds when known). ``only``: trees opening with one
+        of these guesses (in ``rank_total``'s order) only."""
+        value = min_total(self.problem, self.orbits, self.bounds, self.total_table, self.run,
+                          cands, depth, beta, self.branches if bmax is None else bmax,
+                          self._path(path), len(path), self._only(only))
+        return int(value), int(self.run.out[0])
+
+    def rank_height(self, cands: np.ndarray, depth: int, path=()) -> tuple[list[int], int]:
+        """(the node's guesses in the height search's order, the node's branching)."""
+        ranked, _, branching, _ = rank_height(self.problem, self.orbits, self.bounds, self.run,
+                                              cands, depth, self.branches, self._path(path),
+                                              len(path))
+        return [int(g) for g in ranked], int(branching)
+
+    def rank_total(self, cands: np.ndarray, depth: int, path=(),
+                   beta: int = int(INF)) -> tuple[list[tuple[int, int]], int, bool]:
+        """([(one-step bound, guess), ...] in the total search's order, the node's branching,
+        whether every allowed guess was scored) for a node of more than two candidates."""
+        depth = min(depth, len(cands))
+        lb0 = int(self.bounds.LB[self.branches, len(cands), min(depth, DCAP)])
+        ranked, bound, _, _, branching, complete, solved = rank_total(
+            self.problem, self.orbits, self.bounds, self.run, cands, depth, beta, self.branches,
+            lb0, self._path(path), len(path))
+        return ([(int(b), int(g)) for b, g in zip(bound, ranked, strict=True)], int(branching),
+                bool(complete) or solved >= 0)
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) every kernel, on a set the game cannot reach: every
+        rule off (symmetry would not hold for it) and the tables left untouched."""
+        saved = self.run
+        self.run = Run(0, saved.stats, saved.out)
+        try:
+            small = self.all_codes[:3]
+            self.feasible(small, 2)
+            self.feasible(small, 3)
+            self.min_total(small, 3)
+            self.min_total(small, 3, only=[0])
+            self.rank_height(small, 3)
+            self.rank_total(small, 3)
+            self.representatives(small, [])
+        finally:
+            self.run = saved
+
+    # --- whole problems ------------------------------------------------------------------------
+    def root(self) -> np.ndarray:
+        return self.all_codes.copy()
+
+    def representatives(self, guesses: np.ndarray, path) -> np.ndarray:
+        """The guesses that are the smallest of their orbit, given the guesses made so far (all of
+        them when the symmetry rule is off)."""
+        if not self.opts & OPT_SYMMETRY:
+            return np.asarray(guesses)
+        guesses = np.asarray(guesses, dtype=np.int32)
+        return guesses[representative_mask(self.orbits, guesses, self._path(path), len(path))]
+
+    def min_height(self, cands: np.ndarray | None = None, path=()) -> int:
+        """Iterative deepening: the first depth that is feasible (the last failure proves it)."""
+        cands = self.root() if cands is None else cands
+        depth = 1
+        while self.bounds.M[self.branches, min(depth, DCAP)] < len(cands):
+            depth += 1
+        while self.feasible(cands, depth, path) < 0:
+            depth += 1
+        return depth
+
+    def height_tree(self, depth: int, cands: np.ndarray | None = None, path=()) -> Node:
+        return self._tree(depth, cands, list(path), lambda c, d, p: self.feasible(c, d, p))
+
+    def total_tree(self, depth: int, cands: np.ndarray | None = None, path=()) -> Node:
+        return self._tree(depth, cands, list(path), lambda c, d, p: self.min_total(c, d, path=p)[1])
+
+    def _tree(self, depth: int, cands, path: list[int], choose) -> Node:
+        cands = self.root() if cands is None else cands
+        guess = choose(cands, depth, path)
+        if guess < 0:
+            raise RuntimeError(f"no tree of height {depth} exists for these candidates")
+        node = Node(guess)
+        for fid, part in self.game.parts(guess, cands).items():
+            node.next[fid] = self._tree(depth - 1, part, path + [guess], choose)
+        return node
+
+
+def _orbits(game: Game) -> Orbits:
+    sym = game.symmetry()
+    ranges = getattr(game, "ranges", None)
+    return Orbits(
+        codes=game.codes,
+        kind=KIND_DIGITS if sym.kind == "digits" else KIND_PERMS,
+        position_perms=sym.position_perms,
+        symbol_class=sym.symbol_class,
+        n_symbols=int(getattr(game, "n_symbols", 1)),
+        code_perms=sym.code_perms,
+        # dead symbols may stand in for each other only where every position allows every symbol
+        dead_ok=bool(sym.kind == "digits" and ranges and len(set(ranges)) == 1),
+    )
+
+
+def root_classes(game: Game) -> np.ndarray:
+    """One code per class of equivalent first guesses (``moo info``)."""
+    codes = np.arange(game.n_codes, dtype=np.int32)
+    path = np.zeros(1, dtype=np.int32)
+    return codes[representative_mask(_orbits(game), codes, path, 0)]

@@ -1,0 +1,217 @@
+"""The engines: the same optima in this process and on a real Dask cluster (a `dask scheduler`
+and two `dask worker` processes on 127.0.0.1), a search that survives a lost worker, and workers
+that never outlive the command that started them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from optimizer.games import parse_game
+from optimizer.search.engine import Dask, InProcess, open_engine
+from optimizer.search.height import HeightSearch
+from optimizer.search.objectives import Search
+from optimizer.search.reference import plain_optimum
+from optimizer.search.root import RootSearch
+from optimizer.search.solver import Solver
+from optimizer.tree import replay
+
+ROOT = Path(__file__).resolve().parent.parent
+DASK = Path(sys.executable).with_name("dask")
+
+
+def _start_cluster(folder: Path, workers: int = 2):
+    """A scheduler on a free port of 127.0.0.1 and ``workers`` single-threaded workers, each
+    its own process (no nanny, so that killing one loses it for good)."""
+    info = folder / "scheduler.json"
+    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--no-dashboard", "--scheduler-file", str(info)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    end = time.monotonic() + 60
+    while not info.exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    address = json.loads(info.read_text())["address"]
+    for _ in range(workers):
+        procs.append(subprocess.Popen(
+            [str(DASK), "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    from distributed import Client
+
+    with Client(address, timeout="60s") as client:
+        client.wait_for_workers(workers, timeout=120)
+    return address, procs
+
+
+def _stop(procs) -> None:
+    for proc in reversed(procs):
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    address, procs = _start_cluster(tmp_path_factory.mktemp("dask"))
+    yield address
+    _stop(procs)
+
+
+@pytest.fixture
+def split_everything(monkeypatch):
+    """Every part of more than two candidates split guess by guess, two guesses a slice, and
+    root classes screened a largest part per worker: every parallel path runs on small games."""
+    monkeypatch.setattr(RootSearch, "split_size", 3)
+    monkeypatch.setattr(RootSearch, "chunk", 2)
+    monkeypatch.setattr(HeightSearch, "screen_from", 1)
+    monkeypatch.setattr(HeightSearch, "screen_window", 3)
+
+
+def test_small_games_stay_in_this_process():
+    """No cluster is started for a game under SMALL_GAME codes unless workers are asked for."""
+    solver = Solver(parse_game("mastermind:4x6"), "any", table_bits=10)
+    engine = open_engine(solver)
+    assert isinstance(engine, InProcess)
+    engine.close()
+    assert isinstance(open_engine(solver, workers=1), InProcess)
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
+                                       ("battleship:2x4x2", "any"), ("moo:3,4,5", "any")])
+def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, split_everything):
+    game = parse_game(spec)
+    height, total, limited = plain_optimum(game, mode)
+    solver = Solver(game, mode, table_bits=14)
+    with Search(game, mode, scheduler=cluster, progress=False, solver=solver) as search:
+        assert isinstance(search.engine, Dask)
+        found = search.min_height()
+        assert found.optimal and found.value == height
+        for depth, expected in ((game.n_codes, total), (height, limited)):
+            out = search.min_total(depth)
+            assert out.optimal and out.value == expected
+            assert replay(_tree(game, mode, out.root)).total == expected
+        tree = search.build("height,total")
+    assert tree.optimal and replay(tree).total == limited
+
+
+def test_the_screened_height_search_takes_classes_in_order(cluster, split_everything):
+    """Results are taken in the classes' order: the tree found does not depend on timing."""
+    game = parse_game("battleship:2x4x2")
+    with Search(game, "any", scheduler=cluster, progress=False,
+                solver=Solver(game, "any", table_bits=14)) as far:
+        screened = far.min_height()
+    with Search(game, "any", workers=1, progress=False,
+                solver=Solver(game, "any", table_bits=14)) as near:
+        alone = near.min_height()
+    assert screened.value == alone.value and screened.root.guess == alone.root.guess
+
+
+def test_a_lost_worker_does_not_change_the_answer(tmp_path):
+    """One of two workers is killed while the search runs: its jobs go to the other one and the
+    least total is still the right one."""
+    address, procs = _start_cluster(tmp_path)
+    try:
+        game = parse_game("moo:10,11,12")
+        with Search(game, "any", scheduler=address, progress=False) as search:
+            search.ready()
+            timer = threading.Timer(1.0, procs[1].kill)
+            timer.start()
+            out = search.min_total(game.n_codes)
+            timer.join()
+        assert procs[1].poll() is not None  # the worker was killed during the search
+        assert out.optimal and out.value == 5283
+    finally:
+        _stop(procs)
+
+
+def _workers_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (the worker processes a local run started)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                children.append(int(entry.name))
+    return children
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _local_run(tmp_path, *extra):
+    """`moo build bulls-cows --objective total` on a local cluster of two workers, once both
+    workers run; returns (process, the workers' pids)."""
+    out = tmp_path / "tree.json"
+    proc = subprocess.Popen([sys.executable, "-m", "optimizer", "build", "bulls-cows",
+                             "--objective", "total", "--workers", "2", "--quiet", "-o", str(out),
+                             *extra], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    end = time.monotonic() + 120
+    workers = []
+    while time.monotonic() < end and proc.poll() is None:
+        workers = [p for p in _workers_of(proc.pid)
+                   if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        if len(workers) == 2:
+            break
+        time.sleep(0.2)
+    assert len(workers) == 2, proc.stderr.read().decode()[-2000:] if proc.poll() else "slow"
+    time.sleep(3)  # let the search begin on them
+    return proc, workers
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+def test_killing_the_command_leaves_no_worker(tmp_path):
+    proc, workers = _local_run(tmp_path)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    end = time.monotonic() + 5
+    while time.monotonic() < end and any(_alive(p) for p in workers):
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in workers)
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_run_with_the_best_tree(tmp_path, sig):
+    """SIGHUP (a closed terminal), SIGTERM (kill) and SIGINT (Ctrl-C, sent to the whole process
+    group as a terminal does) all end the run the same way: the best tree written, marked not
+    optimal, exit status 3, and no worker left."""
+    proc, workers = _local_run(tmp_path)
+    if sig == signal.SIGINT:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err.decode()[-2000:]
+    assert b"stopped early" in out and b"Traceback" not in err
+    from optimizer.tree import read_tree
+
+    tree = read_tree(tmp_path / "tree.json")
+    assert tree.optimal is False and tree.meta["stopped"] is True
+    assert not replay(tree).defects and tree.lower_bound <= replay(tree).total
+    time.sleep(1)
+    assert not any(_alive(p) for p in workers)
+
+
+def _tree(game, mode, root):
+    from optimizer.tree import Tree
+
+    return Tree(game=game, root=root, objective="total", guesses=mode)
