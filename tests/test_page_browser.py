@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from optimizer.games import parse_game
-from optimizer.page import load_entry, write_page
+from optimizer.page import Entry, load_entry, write_page
 from optimizer.session import Session, Solver, TreeGuesser
-from optimizer.tree import Tree, read_tree, write_tree
+from optimizer.tree import Tree, write_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 TREES = ROOT / "trees"
@@ -62,8 +62,9 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory, minimax) -> dict[str, tuple[Path, Tree]]:
-    """name: (page, tree), for committed trees of every family and two small games."""
+def pages(tmp_path_factory, minimax) -> dict[str, tuple[Path, Entry]]:
+    """name: (page, tree with its replay), for committed trees of every family and two small
+    games."""
     folder = tmp_path_factory.mktemp("pages")
     sources = {
         "bulls-cows": TREES / "bulls-cows-4x10.height.any.json",
@@ -80,7 +81,7 @@ def pages(tmp_path_factory, minimax) -> dict[str, tuple[Path, Tree]]:
     out = {}
     for name, source in sources.items():
         entry = load_entry(source)
-        out[name] = (folder / f"{source.stem}.html", entry.tree)
+        out[name] = (folder / f"{source.stem}.html", entry)
         write_page(entry, out[name][0])
     return out
 
@@ -164,7 +165,7 @@ PAIRS = 3000
                                   "moo", "battleship:3x4x2", "moo:3,4,5"])
 def test_script_lists_the_codes_and_scores_as_python(person, pages, name):
     tab = person(name)
-    tree = pages[name][1]
+    tree = pages[name][1].tree
     game = tree.game
     assert tab.page.evaluate("moo.game.spec") == game.spec
     codes = tab.page.evaluate("moo.game.codes.map((_, i) => moo.game.format(i)).join('\\n')")
@@ -220,9 +221,9 @@ def test_script_refuses_bad_codes_with_pythons_words(person):
 
 
 # --- the computer guesses the person's secret ---------------------------------------------
-def test_computer_guesses_with_buttons_bulls_and_cows(person):
+def test_computer_guesses_with_buttons_bulls_and_cows(person, pages):
     tab = person("bulls-cows")
-    solver = Solver.load(TREES / "bulls-cows-4x10.height.any.json")
+    solver = Solver(pages["bulls-cows"][1].tree)
     session, secret = solver.new_game(), "3290"
     assert tab.text("#maker-status") == "5040 possible secrets"
     while not session.solved:
@@ -237,9 +238,9 @@ def test_computer_guesses_with_buttons_bulls_and_cows(person):
     assert tab.focused() == "maker-new"
 
 
-def test_computer_guesses_by_keyboard_battleship(person):
+def test_computer_guesses_by_keyboard_battleship(person, pages):
     tab = person("battleship")
-    solver = Solver.load(TREES / "battleship-4x8x3.height.any.json")
+    solver = Solver(pages["battleship"][1].tree)
     game = solver.game
     session, secret = solver.new_game(), "A1 B3 D2"
     tab.tab_to("maker-input")
@@ -263,16 +264,15 @@ def test_computer_guesses_by_keyboard_battleship(person):
     assert tab.focused() == "maker-input"
 
 
-def test_lying_answer_caught_and_named(person):
+def test_lying_answer_caught_and_named(person, pages):
+    from test_session import a_lie
+
     tab = person("bulls-cows")
-    solver = Solver.load(TREES / "bulls-cows-4x10.height.any.json")
+    solver = Solver(pages["bulls-cows"][1].tree)
     game = solver.game
     session, secret = solver.new_game(), "1234"
     tab.page.click(f'#maker-buttons button[data-feedback="{session.answer_for(secret)}"]')
-    guess = game.parse_code(session.guess)
-    possible = {game.feedback(guess, c) for c in range(game.n_codes)}
-    fitting = {game.feedback(guess, game.parse_code(c)) for c in session.candidates}
-    lie = game.format_feedback(min(possible - fitting))
+    guess, lie = game.parse_code(session.guess), a_lie(session)
     truth = game.format_feedback(game.feedback(guess, game.parse_code(secret)))
     tab.page.fill("#maker-input", "3 1")  # typed, a feedback no code gives
     tab.page.press("#maker-input", "Enter")
@@ -327,7 +327,7 @@ def play_breaker(tab: Person, tree: Tree, keyboard: bool) -> Session:
     return session
 
 
-def test_person_guesses_with_the_mouse_bulls_and_cows(person):
+def test_person_guesses_with_the_mouse_bulls_and_cows(person, pages):
     tab = person("bulls-cows")
     tab.page.click("#mode-breaker")
     assert tab.page.is_visible("#breaker") and not tab.page.is_visible("#maker")
@@ -337,7 +337,7 @@ def test_person_guesses_with_the_mouse_bulls_and_cows(person):
                                             "bulls-cows:4x10: 4 symbols from 0 to 9, all "
                                             "different.")
     assert tab.texts("#breaker-history tr") == []
-    play_breaker(tab, read_tree(TREES / "bulls-cows-4x10.height.any.json"), keyboard=False)
+    play_breaker(tab, pages["bulls-cows"][1].tree, keyboard=False)
     tab.page.click("#breaker-new")
     tab.page.fill("#breaker-input", "0123")
     tab.page.click("#breaker-form button")
@@ -346,14 +346,13 @@ def test_person_guesses_with_the_mouse_bulls_and_cows(person):
     assert tab.text("#breaker-message").endswith("; you made 1 guess.")
 
 
-def test_person_guesses_by_keyboard_battleship(person):
+def test_person_guesses_by_keyboard_battleship(person, pages):
     tab = person("battleship")
     tab.tab_to("mode-breaker")
     tab.page.keyboard.press("Enter")
     assert tab.page.get_attribute("#mode-breaker", "aria-pressed") == "true"
     assert tab.focused() == "breaker-input"
-    session = play_breaker(tab, read_tree(TREES / "battleship-4x8x3.height.any.json"),
-                           keyboard=True)
+    session = play_breaker(tab, pages["battleship"][1].tree, keyboard=True)
     assert session.guesses <= 6
     assert tab.focused() == "breaker-new"
 
@@ -405,7 +404,7 @@ def png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_phone_screenshot_shows_the_key_elements(person, tmp_path):
+def test_phone_screenshot_shows_the_key_elements(person, pages, tmp_path):
     tab = person("bulls-cows", viewport=PHONE)
     game = parse_game("bulls-cows")
     tab.page.click('#maker-buttons button[data-feedback="0 2"]')
@@ -431,7 +430,7 @@ def test_phone_screenshot_shows_the_key_elements(person, tmp_path):
     buttons = page.locator("#maker-buttons button:visible")
     assert all(buttons.nth(i).bounding_box()["height"] >= 44 for i in range(buttons.count()))
     facts = dict(zip(tab.texts(".facts dt"), tab.texts(".facts dd"), strict=True))
-    result = load_entry(TREES / "bulls-cows-4x10.height.any.json").result
+    result = pages["bulls-cows"][1].result
     assert facts["Proven optimal"].startswith("yes")
     assert facts["Worst case"] == f"{result.height} guesses"
     assert facts["Average"].startswith(f"{result.average:.4f} guesses")
