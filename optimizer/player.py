@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         game, tree = load_target(args.target)
-        secret = game.format_code(game.parse_code(args.secret)) if args.secret else None
+        secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
     except (GameError, TreeError) as exc:
         print(f"moo play: error: {exc}", file=sys.stderr)
         return USAGE
