@@ -220,6 +220,27 @@ def test_script_refuses_bad_codes_with_pythons_words(person):
                                                  "4 symbols from 0 to 9, all different")
 
 
+TYPED = [
+    ("1 2", (1, 2)), ("1,2", (1, 2)), ("(1, 2)", (1, 2)), ("12", (1, 2)), (" 0 0 ", (0, 0)),
+    ("w", (4, 0)), ("W", (4, 0)), ("4 0", (4, 0)),
+    ("-1 2", "should be 2 numbers"), ("1 2 apples", "should be 2 numbers"),
+    ("1e2", "should be 2 numbers"), ("1b2c", "should be 2 numbers"), ("", "should be 2 numbers"),
+    ("5 0", "between 0 and 4"), ("3 2", "add up to more than 4"), ("9" * 400, "should be 2"),
+]
+
+
+def test_script_reads_typed_feedback_strictly(person):
+    tab = person("bulls-cows")
+    read = ("ts => ts.map(t => { try { return moo.game.counts(moo.game.parseFeedback(t)) } "
+            "catch (e) { return e.message } })")
+    got = tab.page.evaluate(read, [typed for typed, _ in TYPED])
+    for (typed, expected), answer in zip(TYPED, got, strict=True):
+        if isinstance(expected, tuple):
+            assert tuple(answer) == expected, typed
+        else:
+            assert expected in answer, typed
+
+
 # --- the computer guesses the person's secret ---------------------------------------------
 def test_computer_guesses_with_buttons_bulls_and_cows(person, pages):
     tab = person("bulls-cows")

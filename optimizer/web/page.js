@@ -129,13 +129,13 @@
         if (i === undefined) throw new Error(`'${text.trim()}' is not a code of ${rules.spec}: ${rules.code_rule}`);
         return i;
       },
-      parseFeedback(text) {  // as moo play reads it: 1 2, 1,2, (1, 2), 12; w when solved
+      parseFeedback(text) {  // the numbers only, apart (1 2, 1,2, (1, 2)) or together (12); w
         const t = text.trim().toLowerCase();
         if (WIN_WORDS.indexOf(t) >= 0) return game.win;
-        let numbers = t.split(/[^0-9]+/).filter((x) => x !== "");
+        let numbers = t.split(/[\s,;()[\]]+/).filter((x) => x !== "");
         if (numbers.length === 1 && numbers[0].length === names.length) numbers = numbers[0].split("");
         const shown = text.trim();
-        if (numbers.length !== names.length) {
+        if (numbers.length !== names.length || !numbers.every((x) => /^[0-9]+$/.test(x))) {
           throw new Error(`feedback '${shown}' should be ${names.length} numbers (${names.join(" ")})`);
         }
         const values = numbers.map(Number);
