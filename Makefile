@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test trees bench lint clean
+.PHONY: run test trees pages bench lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,9 @@ test: $(STAMP)
 
 trees: $(STAMP)
 	$(BIN)/python scripts/make_trees.py
+
+pages: $(STAMP)
+	$(BIN)/python scripts/make_trees.py --pages-only
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py

@@ -1,4 +1,4 @@
-"""Command line: ``moo info|build|verify|play|prove|compare``.
+"""Command line: ``moo info|build|verify|play|prove|compare|page``.
 
 Heavy modules (numba kernels, searches) are imported inside the commands that need them, so that
 ``moo play`` and ``moo verify`` start instantly.
@@ -102,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
         ("prove", "prove", "prove that K guesses are the optimal worst case of a game"),
         ("compare", "compare", "every strategy and stored tree of a game side by side"),
         ("checkpoint", "checkpoints", "show, merge or verify checkpoint files of long searches"),
+        ("page", "page", "write one HTML file that plays a stored tree in a browser"),
     ):
         _plug(sub, name, module, text)
     return parser

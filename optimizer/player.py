@@ -6,6 +6,11 @@ Modes (the first argument is a tree FILE when such a file exists, else a game sp
 - ``moo play GAME``: the same without a tree: a random code that fits every answer (seed 001).
 - ``moo play FILE|GAME --secret CODE``: the computer plays against CODE and shows the game.
 - ``moo play FILE|GAME --breaker``: the person guesses a secret the computer drew.
+- ``moo play FILE|GAME --json``: another program gives the feedback, one JSON object a line
+  answers (``protocol.py``).
+
+The games themselves are played by ``session.py`` (the Python API); this module is the
+terminal around it.
 
 Everything here scores with ``game.feedback`` in plain Python and never imports numba, so a
 stored tree plays at once. Exit status: 0 solved, 1 not solved (gave up, end of input, wrong
@@ -19,12 +24,17 @@ import os
 import random
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from .games import Game, GameError, parse_game
-from .tree import Node, Tree, TreeError, read_tree
+from .session import (
+    NO_MOVE,
+    FeedbackError,
+    RandomConsistent,
+    Session,
+    Solver,
+)
+from .tree import Tree, TreeError, read_tree
 
 SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
 
@@ -62,6 +72,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     mode.add_argument(
         "--breaker", action="store_true", help="you are the code breaker: guess the secret"
     )
+    mode.add_argument(
+        "--json", action="store_true",
+        help="for programs: read one feedback a line, write one JSON object a line "
+             "(see the README's play protocol)",
+    )
     parser.add_argument(
         "--seed", type=int, default=None,
         help="random seed of the secret (--breaker) or of the guesses when there is no tree",
@@ -83,17 +98,29 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         game, tree = load_target(args.target)
-        secret = game.parse_code(args.secret) if args.secret is not None else None
+        secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
     except (GameError, TreeError) as exc:
         print(f"moo play: error: {exc}", file=sys.stderr)
         return USAGE
     rng = random.Random(args.seed)
+    if args.json:
+        from .protocol import serve
+
+        return serve(lambda: new_session(game, tree, rng), sys.stdin.buffer, sys.stdout)
     if args.breaker:
         return play_breaker(game, rng)
-    guesser = TreeGuesser(tree) if tree is not None else RandomConsistent(rng)
+    session = new_session(game, tree, rng)
     if secret is not None:
-        return play_self(game, guesser, secret)
-    return play_maker(game, guesser, _describe_guesser(tree))
+        return play_self(session, secret)
+    return play_maker(session, _describe_guesser(tree))
+
+
+def new_session(game: Game, tree: Tree | None, rng: random.Random) -> Session:
+    """A game played with ``tree``, or with random guesses that fit every answer when there is
+    none (seed 001)."""
+    if tree is not None:
+        return Solver(tree).new_game()
+    return Session(game, RandomConsistent(rng))
 
 
 def load_target(target: str) -> tuple[Game, Tree | None]:
@@ -110,46 +137,6 @@ def load_target(target: str) -> tuple[Game, Tree | None]:
         if target.endswith(".json") or os.sep in target:
             raise TreeError(f"{target}: no such tree file") from None
         raise GameError(f"{exc} (or give the path of a tree file)") from None
-
-
-# --- guessers ----------------------------------------------------------------------------------
-class Guesser(Protocol):
-    """Where the computer's guesses come from: a stored tree, or a rule applied on the fly."""
-
-    def next_guess(self, candidates: list[int]) -> int: ...
-
-    def advance(self, reply: int) -> bool: ...
-
-
-class TreeGuesser:
-    """Walks a stored tree: the guess is the current node's, feedback picks the child."""
-
-    def __init__(self, tree: Tree):
-        self.node: Node = tree.root
-
-    def next_guess(self, candidates: list[int]) -> int:
-        return self.node.guess
-
-    def advance(self, reply: int) -> bool:
-        """Follow ``reply``; False when the tree has no branch for it."""
-        child = self.node.next.get(reply)
-        if child is None:
-            return False
-        self.node = child
-        return True
-
-
-class RandomConsistent:
-    """Seed 001's guesser: a random code among those that fit every answer so far."""
-
-    def __init__(self, rng: random.Random):
-        self.rng = rng
-
-    def next_guess(self, candidates: list[int]) -> int:
-        return self.rng.choice(candidates)
-
-    def advance(self, reply: int) -> bool:
-        return True
 
 
 def _describe_guesser(tree: Tree | None) -> str:
@@ -191,35 +178,29 @@ def _letter_counts(game: Game, text: str) -> tuple[int, ...] | None:
 
 def feedback_text(game: Game, fid: int) -> str:
     """``1 2 (bulls cows)``: the numbers of the tree format, with their names."""
-    return f"{game.format_feedback(fid)} ({' '.join(game.feedback_names)})"
+    return _named(game, game.format_feedback(fid))
+
+
+def _named(game: Game, feedback: str) -> str:
+    return f"{feedback} ({' '.join(game.feedback_names)})"
 
 
 def _example_feedback(game: Game) -> str:
     return "1 2" if len(game.feedback_names) == 2 else "0 2 1"
 
 
-def _can_happen(game: Game, guess: int, fid: int) -> bool:
-    """Whether some code of the game gives ``fid`` to ``guess`` at all."""
-    return any(game.feedback(guess, s) == fid for s in range(game.n_codes))
-
-
-def choices_left(game: Game, candidates: list[int]) -> str:
+def choices_left(session: Session) -> str:
     """Seed 001's wording."""
-    if len(candidates) == 1:
-        return f"one choice left; it must be {game.format_code(candidates[0])}"
-    return f"{len(candidates)} choices left"
+    if session.candidates_left == 1:
+        return f"one choice left; it must be {session.candidates[0]}"
+    return f"{session.candidates_left} choices left"
 
 
 # --- the computer breaks the person's code ------------------------------------------------
-@dataclass
-class Round:
-    guess: int
-    reply: int
-
-
-def play_maker(game: Game, guesser: Guesser, how: str) -> int:
+def play_maker(session: Session, how: str) -> int:
     """The person holds the secret and answers each guess; wrong answers are caught as soon as
     no secret fits them all, and then named."""
+    game = session.game
     names = " ".join(game.feedback_names)
     _say(f"Think of a secret code of {game.spec}: {game.code_rule()}.")
     _say(how)
@@ -227,33 +208,29 @@ def play_maker(game: Game, guesser: Guesser, how: str) -> int:
         f"Answer each guess with {names}, e.g. {_example_feedback(game)}; "
         f"w (or {game.format_feedback(game.win)}) when I have it; ? for help, q to stop."
     )
-    candidates = list(range(game.n_codes))
-    _say(f"{len(candidates)} possible secrets.")
-    history: list[Round] = []
+    _say(f"{session.candidates_left} possible secrets.")
     try:
         while True:
-            guess = guesser.next_guess(candidates)
-            _say(f"Guess {len(history) + 1}: {game.format_code(guess)}")
-            reply, remaining = _read_reply(game, guess, candidates)
-            history.append(Round(guess, reply))
-            if not remaining:
-                return _expose(game, history)
-            if reply == game.win:
-                _say(f"Solved: your secret is {game.format_code(guess)}, "
-                     f"found in {_guesses(len(history))}.")
+            _say(f"Guess {session.guesses + 1}: {session.guess}")
+            _read_reply(session)
+            if session.contradiction:
+                return _expose(session)
+            if session.solved:
+                _say(f"Solved: your secret is {session.secret}, "
+                     f"found in {_guesses(session.guesses)}.")
                 return SOLVED
-            candidates = remaining
-            _say(choices_left(game, candidates))
-            if not guesser.advance(reply):
-                return _tree_defect(game, guess, reply, candidates)
+            _say(choices_left(session))
+            if session.status == NO_MOVE:
+                return _tree_defect(session)
     except EndOfInput:
         _say("\nNo more answers: game over.")
         return UNSOLVED
 
 
-def _read_reply(game: Game, guess: int, candidates: list[int]) -> tuple[int, list[int]]:
-    """Ask until the person types a feedback that some code could give; return it with the
-    candidates that agree with it (empty when it contradicts earlier answers)."""
+def _read_reply(session: Session) -> None:
+    """Ask until the person types a feedback that some code could give to the guess, and give
+    it to the session."""
+    game = session.game
     prompt = f"  {' '.join(game.feedback_names)}? "
     while True:
         text = _ask(prompt)
@@ -268,11 +245,12 @@ def _read_reply(game: Game, guess: int, candidates: list[int]) -> tuple[int, lis
         except GameError as exc:
             _say(f"  I do not understand that: {exc}. Type ? for help.")
             continue
-        remaining = [s for s in candidates if game.feedback(guess, s) == reply]
-        if remaining or _can_happen(game, guess, reply):
-            return reply, remaining
-        _say(f"  {game.format_feedback(reply)} cannot happen: no code of {game.spec} gives "
-             f"that to {game.format_code(guess)}. Please check it and type it again.")
+        try:
+            session.answer(game.feedback_counts(reply))
+        except FeedbackError as exc:
+            _say(f"  {exc}. Please check it and type it again.")
+            continue
+        return
 
 
 def _maker_help(game: Game) -> str:
@@ -285,56 +263,51 @@ def _maker_help(game: Game) -> str:
             "code, q to stop.")
 
 
-def _expose(game: Game, history: list[Round]) -> int:
+def _expose(session: Session) -> int:
     """Seed 002: ask for the secret and name every answer that was not its feedback."""
+    game = session.game
     _say("That cannot be: no secret agrees with all your answers, so one of them is wrong.")
     secret = _ask_secret(game)
-    _say(f"You say your secret is {game.format_code(secret)}.")
-    for r in history:
-        truth = game.feedback(r.guess, secret)
-        if truth != r.reply:
-            _say(f"When I guessed {game.format_code(r.guess)} you replied "
-                 f"{feedback_text(game, r.reply)} but in fact it is {feedback_text(game, truth)}.")
+    _say(f"You say your secret is {secret}.")
+    for wrong in session.wrong_answers(secret):
+        _say(f"When I guessed {wrong.guess} you replied {_named(game, wrong.given)} "
+             f"but in fact it is {_named(game, wrong.truth)}.")
     return UNSOLVED
 
 
-def _ask_secret(game: Game) -> int:
+def _ask_secret(game: Game) -> str:
     while True:
         text = _ask("What was your secret? ")
         if not text:
             continue
         try:
-            return game.parse_code(text)
+            return game.format_code(game.parse_code(text))
         except GameError as exc:
             _say(f"  That is not a valid code: {exc}.")
 
 
-def _tree_defect(game: Game, guess: int, reply: int, candidates: list[int]) -> int:
-    _say(f"The stored tree has no move after {game.format_code(guess)} -> "
-         f"{game.format_feedback(reply)}, although {len(candidates)} secret(s) fit every "
-         "answer: the tree file is incomplete (check it with moo verify).")
+def _tree_defect(session: Session) -> int:
+    defect = session.tree_defect or ""
+    _say(defect[:1].upper() + defect[1:] + ".")
     return UNSOLVED
 
 
 # --- the computer plays against a given secret ------------------------------------------------
-def play_self(game: Game, guesser: Guesser, secret: int) -> int:
+def play_self(session: Session, secret: str) -> int:
     """Show the whole game against ``secret``: guess, feedback, choices left."""
-    _say(f"{game.spec}, secret {game.format_code(secret)}")
-    candidates = list(range(game.n_codes))
-    for number in range(1, game.n_codes + 2):
-        guess = guesser.next_guess(candidates)
-        reply = game.feedback(guess, secret)
-        shown = f"Guess {number}: {game.format_code(guess)} -> {feedback_text(game, reply)}"
-        if reply == game.win:
+    game = session.game
+    _say(f"{game.spec}, secret {secret}")
+    while True:
+        shown = f"Guess {session.guesses + 1}: {session.guess}"
+        reply = session.answer_for(secret)
+        shown += f" -> {_named(game, reply)}"
+        if session.solved:
             _say(f"{shown}, solved")
-            _say(f"Solved {game.format_code(secret)} in {_guesses(number)}.")
+            _say(f"Solved {secret} in {_guesses(session.guesses)}.")
             return SOLVED
-        candidates = [s for s in candidates if game.feedback(guess, s) == reply]
-        _say(f"{shown}, {choices_left(game, candidates)}")
-        if not guesser.advance(reply):
-            return _tree_defect(game, guess, reply, candidates)
-    _say("The strategy does not finish: the tree file is defective (check it with moo verify).")
-    return UNSOLVED
+        _say(f"{shown}, {choices_left(session)}")
+        if session.status == NO_MOVE:
+            return _tree_defect(session)
 
 
 # --- the person breaks the computer's code ------------------------------------------------

@@ -1,5 +1,9 @@
 """The batch run (`make trees`): regenerate every committed tree in trees/, verify each by
-replaying every secret, then rebuild the comparison report (trees/README.md).
+replaying every secret, rebuild the comparison report (trees/README.md), and write a page that
+plays each tree in a browser (trees/pages/, with index.html).
+
+`--pages-only` skips the builds and the report: it writes the pages of the trees already in
+trees/ in a few seconds (`make pages`).
 
 Each tree is built in its own process by the `moo` command itself, so what is committed is
 exactly what a user gets. Searches that do not finish within their time limit still write their
@@ -18,6 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from optimizer.command import FINISHED, STOPPED
+from optimizer.page import write_pages
 from optimizer.tree import tree_filename
 
 # (game, objective, guesses, time limit in seconds)
@@ -41,6 +46,8 @@ JOBS = [
     ("mastermind:4x10", "total", "any", 600),
 ]
 
+PAGES = "pages"  # under the trees folder: one HTML page per tree, and index.html
+
 # Height searches too long for one run keep their refuted first guesses here (moo prove
 # --checkpoint); the batch run reads them and adds what its own time limit allows.
 CHECKPOINTS = {("battleship:4x8x3", "any"): "battleship-4x8x3.height-checkpoint.json"}
@@ -52,8 +59,12 @@ def main() -> int:
     parser.add_argument("--only", default="*", help="glob over 'game objective guesses'")
     parser.add_argument("--time-scale", type=float, default=1.0, help="multiply time limits")
     parser.add_argument("--no-report", action="store_true")
+    parser.add_argument("--pages-only", action="store_true",
+                        help="only write the pages of the trees already built (no search)")
     args = parser.parse_args()
     folder = Path(args.trees)
+    if args.pages_only:
+        return pages(folder)
     jobs = [j for j in JOBS if fnmatch.fnmatch(" ".join(j[:3]), args.only)]
     failures = 0
     bar = tqdm(jobs, desc="trees", unit="tree")
@@ -77,7 +88,21 @@ def main() -> int:
         failures += status != 0
     if not args.no_report:
         failures += subprocess.call([sys.executable, "scripts/report.py", "--trees", str(folder)])
+    failures += pages(folder)
     return 1 if failures else 0
+
+
+def pages(folder: Path) -> int:
+    """A page for every tree of JOBS found in ``folder``, and the index; 1 on any problem."""
+    trees = [folder / tree_filename(*job[:3]) for job in JOBS]
+    present = [path for path in trees if path.is_file()]
+    problems = write_pages(present, folder / PAGES)
+    problems += [f"{path}: missing" for path in trees if not path.is_file()]
+    for problem in problems:
+        print(f"pages: {problem}", file=sys.stderr)
+    print(f"pages: {len(present) - len(problems)} pages and index.html -> {folder / PAGES}",
+          file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,364 @@
+"""``moo page FILE -o PAGE.html``: one self-contained HTML file that plays a stored tree.
+
+The page carries the game's rules, the tree in a compact encoding (``encode_tree``) and the
+figures of a replay of every secret; its script (``web/page.js``) plays both ways: the computer
+guesses the person's secret, and the person guesses the computer's. It works from disk and
+loads nothing: its Content Security Policy allows no source at all but its own inline script and
+style, named by their hashes. Everything taken from the tree file is escaped (as HTML text, and
+as JSON inside the data block), so a hostile file cannot inject markup or script.
+
+``write_pages`` writes a page for each of many trees and an index page linking them
+(``make trees``, ``scripts/make_trees.py --pages-only``). Nothing here imports numba.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import html
+import re
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import orjson
+
+from .games import Battleship, DigitGame, Game
+from .tree import Node, Replay, Tree, TreeError, TreeFileError, read_tree, verify, write_atomic
+
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+
+OBJECTIVES = {
+    "height": "fewest guesses in the worst case",
+    "total": "fewest guesses on average",
+    "height,total": "fewest guesses in the worst case, then on average",
+    "total,height": "fewest guesses on average, then in the worst case",
+    "first-consistent": "greedy: the lowest code that fits every answer (seed 000)",
+    "random-consistent": "greedy: a random code that fits every answer (seed 001)",
+    "minimax": "greedy: each guess leaves the smallest largest part (Knuth)",
+    "expected-size": "greedy: each guess leaves the fewest candidates on average",
+    "entropy": "greedy: each guess tells the most (entropy)",
+    "most-parts": "greedy: each guess splits the candidates into the most parts",
+}
+
+
+class PageError(ValueError):
+    """A tree that cannot be made into a page (unreadable, or defective on replay)."""
+
+
+@dataclass
+class Entry:
+    """A tree checked by a replay of every secret, ready to be shown."""
+
+    tree: Tree
+    result: Replay
+    source: str  # the tree file's name, as shown on the page
+
+
+# --- command line ------------------------------------------------------------------------------
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``moo page``."""
+    parser.add_argument("file", metavar="FILE", help="a stored tree file")
+    parser.add_argument("-o", "--output", required=True, metavar="PAGE.html",
+                        help="the HTML file to write (replaced atomically)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit status 0 written, 1 the tree is defective, 2 unreadable file or unwritable page."""
+    try:
+        entry = load_entry(Path(args.file))
+    except TreeFileError as exc:
+        print(f"moo page: error: {exc}", file=sys.stderr)
+        return 2
+    except (TreeError, PageError) as exc:
+        print(f"moo page: error: {exc}", file=sys.stderr)
+        return 1
+    output = Path(args.output)
+    try:
+        size = write_page(entry, output)
+    except OSError as exc:
+        print(f"moo page: error: {output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    tree, result = entry.tree, entry.result
+    print(f"{output}: {size / 1024:.0f} KB, {tree.game.spec} {tree.objective} "
+          f"({tree.guesses} guesses): average {result.average:.4f}, worst case {result.height}")
+    return 0
+
+
+# --- pages -------------------------------------------------------------------------------------
+def load_entry(path: Path) -> Entry:
+    """Read a tree and replay every secret; a defective tree is refused (``moo verify`` lists
+    its defects), so the page never shows figures that a replay does not give."""
+    tree = read_tree(path)
+    result = verify(tree)
+    if result.defects:
+        raise PageError(f"{path}: the tree is defective: {result.defects[0]} "
+                        f"(moo verify {path} lists every defect)")
+    return Entry(tree, result, path.name)
+
+
+def write_page(entry: Entry, path: Path) -> int:
+    """Write the page atomically; return its size in bytes."""
+    payload = render_page(entry).encode()
+    write_atomic(path, payload)
+    return len(payload)
+
+
+def render_page(entry: Entry) -> str:
+    tree, result = entry.tree, entry.result
+    game = tree.game
+    title = f"{game_title(game)}: {objective_text(tree.objective)}"
+    script, style = _asset("page.js"), _asset("page.css")
+    if "</" in script or "</" in style:
+        raise PageError("web/page.js and web/page.css must not contain '</' (it ends the element)")
+    data = {"rules": game_rules(game), "tree": encode_tree(tree)}
+    return _fill(_asset("page.html"), {
+        "csp": _policy(script, style),
+        "title": _text(title),
+        "lead": _text(f"A stored strategy for {game_title(game)}, played both ways: it "
+                      "guesses your secret, or you guess its secret."),
+        "code_rule": _text(game.code_rule()),
+        "feedback_help": _text(feedback_help(game)),
+        "feedback_names": _text(" ".join(game.feedback_names)),
+        "facts": facts_html(entry),
+        "secrets": str(result.secrets),
+        "chart": chart_html(result.histogram),
+        "source": _text(entry.source),
+        "style": style,
+        "script": script,
+        "data": script_json(data),
+    })
+
+
+def write_pages(trees: list[Path], folder: Path, progress: bool = True) -> list[str]:
+    """A page for each tree (``NAME.html`` for ``NAME.json``) and ``index.html`` linking them;
+    returns the problems (unreadable or defective trees), which get no page."""
+    from tqdm import tqdm
+
+    entries, problems = [], []
+    for path in tqdm(trees, desc="pages", unit="page", disable=None if progress else True,
+                     file=sys.stderr):
+        try:
+            entry = load_entry(path)
+        except (TreeError, PageError) as exc:
+            problems.append(str(exc))
+            continue
+        write_page(entry, folder / page_name(entry.source))
+        entries.append(entry)
+    write_atomic(folder / "index.html", render_index(entries).encode())
+    return problems
+
+
+def page_name(source: str) -> str:
+    return (source[:-5] if source.endswith(".json") else source) + ".html"
+
+
+def render_index(entries: list[Entry]) -> str:
+    """The pages by game, in the order given: strategy, guesses, proven, average, worst case."""
+    style = _asset("page.css")
+    games: dict[str, list[Entry]] = {}
+    for e in entries:
+        games.setdefault(game_title(e.tree.game), []).append(e)
+    sections = []
+    for title, group in games.items():
+        rows = []
+        for e in group:
+            tree, result = e.tree, e.result
+            link = (f'<a href="{_text(page_name(e.source))}">'
+                    f"{_text(objective_text(tree.objective))}</a>")
+            cells = [link, _text(tree.guesses), "yes" if tree.optimal else "no",
+                     f"{result.average:.4f}", str(result.height)]
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        sections.append(_fill(_asset("index-game.html"),
+                              {"title": _text(title), "rows": "\n".join(rows)}))
+    return _fill(_asset("index.html"), {
+        "csp": _policy(None, style), "style": style, "sections": "\n".join(sections),
+        "count": str(len(entries)),
+    })
+
+
+# --- what the page shows -----------------------------------------------------------------
+def game_title(game: Game) -> str:
+    """A person's name for the game, e.g. ``Bulls and Cows (4 of 10)``."""
+    spec = game.spec
+    family, _, args = spec.partition(":")
+    if spec == "mastermind:4x10":
+        return "Bullets and Maggots (Mastermind, 4 places, 10 colours)"
+    if family == "bulls-cows":
+        return "Bulls and Cows ({} of {})".format(*args.split("x"))
+    if family == "mastermind":
+        return "Mastermind ({} places, {} colours)".format(*args.split("x"))
+    if family == "battleship":
+        rows, columns, ships = args.split("x")
+        return f"Battleship search ({rows} x {columns} board, {ships} ships)"
+    return f"moo over the ranges {args.replace(',', ', ')}"
+
+
+def feedback_help(game: Game) -> str:
+    if isinstance(game, Battleship):
+        return ("exact (guessed squares that hold a ship), one-away (the eight squares around "
+                "a ship) and two-away (two squares from the closest ship); each guessed square "
+                "counts once, by its closest ship.")
+    right, wrong = game.feedback_names
+    thing = "colour" if right == "black" else "symbol"
+    return f"{right} (right {thing}, right place) and {wrong} (right {thing}, wrong place)."
+
+
+def objective_text(objective: str) -> str:
+    """What the tree was built to minimise, in words (the file's own term when unknown)."""
+    match = re.fullmatch(r"total@(\d+)", objective)
+    if match:
+        return f"fewest guesses on average within {match.group(1)} guesses"
+    return OBJECTIVES.get(objective, objective)
+
+
+def facts_html(entry: Entry) -> str:
+    tree, result = entry.tree, entry.result
+    game = tree.game
+    guesses = ("any code, even one the answers have ruled out" if tree.guesses == "any"
+               else "only codes that fit every answer so far (hard mode)")
+    facts = [
+        ("Game", f"{game_title(game)}, {game.n_codes} secrets: {game.code_rule()}"),
+        ("Strategy", f"{objective_text(tree.objective)} (objective {tree.objective})"),
+        ("Guesses", guesses),
+        ("Proven optimal", proof_text(tree, result)),
+        ("Average", f"{result.average:.4f} guesses (total {result.total} over "
+                    f"{result.secrets} secrets)"),
+        ("Worst case", f"{result.height} guesses"),
+        ("First guess", game.format_code(tree.root.guess)),
+    ]
+    return "\n".join(f"<dt>{_text(k)}</dt><dd>{_text(v)}</dd>" for k, v in facts)
+
+
+def proof_text(tree: Tree, result: Replay) -> str:
+    if tree.optimal:
+        return "yes: no strategy does better for this objective"
+    if tree.lower_bound is None:
+        return "no"
+    first = tree.objective.split(",")[0].split("@")[0]
+    text = f"no: the best tree found; proven lower bound {tree.lower_bound}"
+    if first == "total" and result.secrets:
+        text += f" (an average of at least {tree.lower_bound / result.secrets:.4f})"
+    return text
+
+
+def chart_html(histogram: dict[int, int]) -> str:
+    """One row per number of guesses: the count, its share and a bar (an SVG rectangle, so
+    that no inline style is needed under the page's policy)."""
+    if not histogram:
+        return ""
+    total, most = sum(histogram.values()), max(histogram.values())
+    rows = []
+    for k in range(min(histogram), max(histogram) + 1):
+        count = histogram.get(k, 0)
+        width = round(1000 * count / most)
+        share = 100 * count / total
+        share_text = "&lt;0.1%" if 0 < share < 0.05 else f"{share:.1f}%"
+        rows.append(
+            f'<tr><th scope="row">{k}</th><td>{count} <span class="small">'
+            f"({share_text})</span></td><td class=\"bar\">"
+            '<svg viewBox="0 0 1000 10" preserveAspectRatio="none" aria-hidden="true" '
+            f'focusable="false"><rect width="{width}" height="10"/></svg></td></tr>'
+        )
+    return "\n".join(rows)
+
+
+# --- what the script gets ------------------------------------------------------------------
+def game_rules(game: Game) -> dict:
+    """What ``web/page.js`` needs to list the codes and score guesses as ``optimizer.games``
+    does (the tests compare the two on every code and many pairs)."""
+    rules: dict = {"spec": game.spec, "codes": game.n_codes, "code_rule": game.code_rule(),
+                   "feedback_names": list(game.feedback_names)}
+    if isinstance(game, Battleship):
+        rules.update(family="battleship", rows=game.rows, columns=game.columns, ships=game.ships)
+    elif isinstance(game, DigitGame):
+        rules.update(family="digits", ranges=list(game.ranges), distinct=game.distinct)
+    else:
+        raise PageError(f"{game.spec}: the page cannot play this game family")
+    return rules
+
+
+def encode_tree(tree: Tree) -> dict:
+    """The tree in preorder: per node its guess (code index) and number of children, then per
+    child its feedback id and the child's own encoding; each number in a fixed count of
+    base-64 digits. About 5 characters a node, a sixth of the JSON file."""
+    nodes = list(_preorder(tree.root))
+    widths = {
+        "guess_width": _width(tree.game.n_codes - 1),
+        "feedback_width": _width(max((f for n in nodes for f in n.next), default=0)),
+        "children_width": _width(max(len(n.next) for n in nodes)),
+    }
+    out = []
+    stack: list[tuple[int | None, Node]] = [(None, tree.root)]
+    while stack:
+        fid, node = stack.pop()
+        if fid is not None:
+            out.append(_digits(fid, widths["feedback_width"]))
+        out.append(_digits(node.guess, widths["guess_width"]))
+        out.append(_digits(len(node.next), widths["children_width"]))
+        stack.extend(reversed(list(node.next.items())))
+    return {**widths, "nodes": "".join(out)}
+
+
+def _preorder(root: Node):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.next.values())
+
+
+def _width(largest: int) -> int:
+    width = 1
+    while largest >= 64**width:
+        width += 1
+    return width
+
+
+def _digits(value: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        value, digit = divmod(value, 64)
+        chars.append(ALPHABET[digit])
+    return "".join(reversed(chars))
+
+
+def script_json(data: dict) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` (so no
+    ``</script>``), no line separators."""
+    text = orjson.dumps(data).decode()
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+# --- helpers -----------------------------------------------------------------------------------
+def _text(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _asset(name: str) -> str:
+    return (resources.files(__package__) / "web" / name).read_text(encoding="utf-8")
+
+
+def _policy(script: str | None, style: str) -> str:
+    """Nothing may load; only this page's own script and style run (by their hashes)."""
+    scripts = f"'{_hash(script)}'" if script is not None else "'none'"
+    return (f"default-src 'none'; script-src {scripts}; style-src '{_hash(style)}'; "
+            "img-src data:; base-uri 'none'; form-action 'none'")
+
+
+def _hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """Replace each ``{{name}}`` in one pass, so that no value is itself searched for names."""
+    missing = set(PLACEHOLDER.findall(template)) - set(values)
+    if missing:
+        raise KeyError(f"template values missing: {sorted(missing)}")
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)

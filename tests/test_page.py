@@ -1,0 +1,180 @@
+"""``moo page``: what the file holds, bad input, hostile trees, the committed pages (no browser;
+tests/test_page_browser.py plays the pages in Chromium)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from optimizer.page import encode_tree, load_entry, render_index, render_page, write_pages
+from optimizer.tree import read_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+TREES = ROOT / "trees"
+HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">&amp;'
+
+
+def moo_page(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "optimizer", "page", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def hostile_tree(source: Path, folder: Path) -> Path:
+    """The same strategy, with markup and script in every free text field and in its name."""
+    data = orjson.loads(source.read_bytes())
+    data["objective"] = HOSTILE
+    data["meta"] = {"note": HOSTILE}
+    data["optimal"] = False
+    data["lower_bound"] = 1
+    path = folder / '<img src=x onerror="alert(1)">.json'
+    path.write_bytes(orjson.dumps(data))
+    return path
+
+
+def test_moo_page_writes_one_self_contained_file(small_tree_file, tmp_path):
+    out = tmp_path / "deep" / "page.html"
+    proc = moo_page(str(small_tree_file), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(r".*page\.html: \d+ KB, bulls-cows:3x5 first-consistent "
+                        r"\(consistent guesses\): average \d\.\d{4}, worst case \d\n", proc.stdout)
+    text = out.read_text()
+    # nothing to fetch: no address, no src, the only link a data: icon
+    assert not re.search(r"https?:|//[a-z]", text.replace("http-equiv", ""))
+    assert re.findall(r"\b(?:src|href)=\"([^\"]*)\"", text) == ["data:,"]
+    assert [p.name for p in out.parent.iterdir()] == ["page.html"]  # written atomically
+
+
+def test_policy_allows_only_the_pages_own_script_and_style(small_tree_file):
+    text = render_page(load_entry(small_tree_file))
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', text).group(1)
+    script = re.search(r"<script>(.*?)</script>", text, re.S).group(1)
+    style = re.search(r"<style>(.*?)</style>", text, re.S).group(1)
+
+    def digest(s: str) -> str:
+        return base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()
+
+    assert policy.startswith("default-src 'none'; ")
+    assert f"script-src 'sha256-{digest(script)}';" in policy
+    assert f"style-src 'sha256-{digest(style)}';" in policy
+    assert "unsafe" not in policy
+
+
+def test_the_same_tree_gives_the_same_page(small_tree_file):
+    assert render_page(load_entry(small_tree_file)) == render_page(load_entry(small_tree_file))
+
+
+def test_compact_encoding_size():
+    tree = read_tree(TREES / "mastermind-4x10.total.any.json")
+    encoded = encode_tree(tree)
+    assert (encoded["guess_width"], encoded["feedback_width"]) == (3, 1)
+    nodes = encoded["nodes"]
+    assert set(nodes) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert len(nodes) < (TREES / "mastermind-4x10.total.any.json").stat().st_size / 5
+
+
+def test_hostile_tree_text_is_escaped(small_tree_file, tmp_path):
+    path = hostile_tree(small_tree_file, tmp_path)
+    text = render_page(load_entry(path))
+    assert "window.pwned" in text  # shown, as text
+    assert "<script>window.pwned" not in text and "<img" not in text
+    assert "onerror=" not in text.replace("onerror=&quot;", "")
+    assert text.count("<script") == 2  # the data block and the page's own script
+    assert text.count("</script>") == 2
+    assert "&lt;/script&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;" in text
+    assert "&amp;amp;" in text
+
+
+@pytest.mark.parametrize("content,status,message", [
+    (None, 2, "cannot read"),
+    ('{"format": "decision-tree", "version": 1, "gam', 1, "not valid JSON"),
+    ('{"format": "decision-tree", "version": 7}', 1, "version 7 is not supported"),
+    ("[]", 1, "holds one JSON object"),
+])
+def test_bad_tree_files(tmp_path, content, status, message):
+    path = tmp_path / "tree.json"
+    if content is not None:
+        path.write_text(content)
+    out = tmp_path / "page.html"
+    proc = moo_page(str(path), "-o", str(out))
+    assert proc.returncode == status
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_defective_tree_gets_no_page(small_tree_file, tmp_path):
+    data = orjson.loads(small_tree_file.read_bytes())
+    data["root"]["next"].popitem()
+    path = tmp_path / "holed.json"
+    path.write_bytes(orjson.dumps(data))
+    proc = moo_page(str(path), "-o", str(tmp_path / "page.html"))
+    assert proc.returncode == 1
+    assert "the tree is defective: root.next[" in proc.stderr and "missing" in proc.stderr
+    assert "moo verify" in proc.stderr
+
+
+def test_unwritable_output_is_a_plain_error(small_tree_file, tmp_path):
+    proc = moo_page(str(small_tree_file), "-o", str(tmp_path))  # a folder
+    assert proc.returncode == 2
+    assert "cannot write" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_write_pages_reports_problems_and_indexes_the_rest(small_tree_file, tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    problems = write_pages([small_tree_file, broken], tmp_path / "pages", progress=False)
+    assert len(problems) == 1 and "broken.json" in problems[0]
+    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == [
+        "bulls-cows-3x5.html", "index.html"]
+    index = (tmp_path / "pages" / "index.html").read_text()
+    assert "<h2>Bulls and Cows (3 of 5)</h2>" in index
+    assert re.search(r'<td><a href="bulls-cows-3x5.html">greedy: the lowest code that fits every '
+                     r"answer \(seed 000\)</a></td><td>consistent</td><td>no</td>"
+                     r"<td>\d\.\d{4}</td><td>\d</td>", index)
+
+
+def committed_trees() -> list[Path]:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from make_trees import JOBS
+    finally:
+        sys.path.pop(0)
+    from optimizer.tree import tree_filename
+
+    return [TREES / tree_filename(*job[:3]) for job in JOBS]
+
+
+def test_committed_pages_are_current():
+    """trees/pages/ is what `make pages` writes from the committed trees today."""
+    trees = committed_trees()
+    assert len(trees) >= 15
+    entries = []
+    for path in trees:
+        entry = load_entry(path)
+        page = TREES / "pages" / (path.stem + ".html")
+        assert page.read_text() == render_page(entry), f"{page}: run make pages"
+        assert page.stat().st_size < 150_000
+        entries.append(entry)
+    assert (TREES / "pages" / "index.html").read_text() == render_index(entries)
+
+
+def test_make_trees_pages_only(tmp_path):
+    """`make pages` (scripts/make_trees.py --pages-only) writes pages without any search, and
+    names each tree it cannot find."""
+    folder = tmp_path / "trees"
+    folder.mkdir()
+    name = "mastermind-4x6.total.any"
+    (folder / f"{name}.json").write_bytes((TREES / f"{name}.json").read_bytes())
+    proc = subprocess.run([sys.executable, "scripts/make_trees.py", "--pages-only", "--trees",
+                           str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.count(": missing") == len(committed_trees()) - 1
+    assert sorted(p.name for p in (folder / "pages").iterdir()) == ["index.html", f"{name}.html"]
+    assert (folder / "pages" / f"{name}.html").read_text() == \
+        (TREES / "pages" / f"{name}.html").read_text()

@@ -1,0 +1,152 @@
+"""``moo play FILE --json`` driven by another program through pipes, a line at a time."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from optimizer.tree import read_tree, replay
+
+ROOT = Path(__file__).resolve().parents[1]
+BC_TREE = ROOT / "trees" / "bulls-cows-4x10.height.any.json"
+
+
+class Driver:
+    """A program on the other end of the pipes: one line out, exactly one JSON object back."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "optimizer", "play", *args, "--json"], cwd=ROOT,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        self.first = self._read()
+
+    def send(self, line: str | bytes) -> dict:
+        data = line if isinstance(line, bytes) else line.encode()
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def _read(self) -> dict:
+        line = self.proc.stdout.readline()
+        assert line, self.proc.stderr.read().decode()
+        return json.loads(line)
+
+    def close(self) -> tuple[int, str]:
+        self.proc.stdin.close()
+        rest = self.proc.stdout.read()
+        assert rest == b"", rest  # nothing unasked for
+        status = self.proc.wait(timeout=30)
+        return status, self.proc.stderr.read().decode()
+
+
+@pytest.mark.parametrize("fixture", ["small_tree_file", "any_tree_file"])
+def test_every_secret_played_through_the_protocol(request, fixture):
+    """The driver plays each of the 60 secrets to the end in one process, reading each guess
+    and answering it; the guess counts are the tree's own, secret by secret."""
+    path = request.getfixturevalue(fixture)
+    tree = read_tree(path)
+    game = tree.game
+    driver = Driver(str(path))
+    state = driver.first
+    histogram: dict[int, int] = {}
+    for code in range(game.n_codes):
+        if code:
+            state = driver.send("new")
+        assert state["guesses"] == 0 and state["candidates"] == game.n_codes
+        while not state["solved"]:
+            assert "error" not in state and state["guess"] is not None
+            fid = game.feedback(game.parse_code(state["guess"]), code)
+            left = state["candidates"]
+            state = driver.send(game.format_feedback(fid))
+            assert state["candidates"] <= left
+        assert state["secret"] == game.format_code(code) and state["guess"] is None
+        histogram[state["guesses"]] = histogram.get(state["guesses"], 0) + 1
+    status, err = driver.close()
+    assert status == 0 and err == ""
+    assert histogram == replay(tree).histogram
+
+
+def test_garbage_lines_get_an_error_and_play_goes_on():
+    driver = Driver(str(BC_TREE))
+    first = driver.first
+    after = driver.send("0 2")
+    for bad in ("banana", "", "5 0", "1 2 3", "\x00\x01", b"\xff\xfe\xfd", "{\"json\": 1}",
+                "9" * 5000):
+        reply = driver.send(bad)
+        assert reply["error"], bad
+        assert {k: v for k, v in reply.items() if k != "error"} == after
+    impossible = driver.send("3 1")
+    assert "cannot happen" in impossible["error"]
+    assert driver.send("1 1")["guesses"] == 2
+    assert first["guess"] == "0123"
+    status, err = driver.close()
+    assert status == 0 and "Traceback" not in err
+
+
+def test_contradiction_asks_for_the_secret_and_names_the_wrong_answers():
+    driver = Driver(str(BC_TREE))
+    driver.send("0 0")
+    state = driver.send("0 0")
+    assert state["contradiction"] and state["ask"] == "secret" and state["guess"] is None
+    bad = driver.send("1123")
+    assert "is not a code" in bad["error"] and bad["ask"] == "secret"
+    named = driver.send("1234")
+    assert named["secret"] == "1234" and "ask" not in named
+    assert named["wrong_answers"] == [
+        {"number": 1, "guess": "0123", "given": "0 0", "truth": "0 3"},
+        {"number": 2, "guess": "4567", "given": "0 0", "truth": "0 1"},
+    ]
+    assert "game is over" in driver.send("1 1")["error"]
+    assert driver.send("new")["guess"] == "0123"
+    assert driver.close()[0] == 0
+
+
+def test_without_a_tree_guesses_fit_every_answer():
+    driver = Driver("mastermind", "--seed", "3")
+    from optimizer.games import parse_game
+
+    game = parse_game("mastermind")
+    secret = game.parse_code("5213")
+    state = driver.first
+    while not state["solved"]:
+        fid = game.feedback(game.parse_code(state["guess"]), secret)
+        state = driver.send(game.format_feedback(fid))
+    assert state["secret"] == "5213"
+    assert driver.close()[0] == 0
+
+
+def test_readme_exchange_is_what_the_program_writes():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### Play protocol", 1)[1]
+    block = re.search(r"```\n(.*?)```", section, re.S).group(1).splitlines()
+    lines = [line[2:] for line in block if line.startswith("> ")]
+    expected = [json.loads(line) for line in block if not line.startswith("> ")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "optimizer", "play", str(BC_TREE), "--json"], cwd=ROOT,
+        input="".join(f"{line}\n" for line in lines), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == expected
+
+
+@pytest.mark.parametrize("extra", [["--secret", "0123"], ["--breaker"]])
+def test_json_goes_with_neither_secret_nor_breaker(extra):
+    proc = subprocess.run([sys.executable, "-m", "optimizer", "play", str(BC_TREE), "--json",
+                           *extra], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "not allowed with argument" in proc.stderr
+
+
+def test_unreadable_tree_is_a_plain_error(tmp_path):
+    path = tmp_path / "cut.json"
+    path.write_text('{"format": "decision-tree", "version": 1, "ga')
+    proc = subprocess.run([sys.executable, "-m", "optimizer", "play", str(path), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
