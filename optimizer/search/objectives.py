@@ -59,10 +59,11 @@ TOTAL_INCUMBENTS = ("entropy", "expected-size", "minimax", "most-parts")
 HEIGHT_INCUMBENTS = ("minimax", "expected-size")
 
 
-def _greedy(game: Game, name: str, guesses: str) -> tuple[int, int, Node]:
-    """(height, total, root) of one greedy strategy's tree."""
+def _greedy(game: Game, name: str, guesses: str,
+            deadline: float | None = None) -> tuple[int, int, Node]:
+    """(height, total, root) of one greedy strategy's tree; TimeoutError past ``deadline``."""
     mode = "consistent" if name == "first-consistent" else guesses
-    root = grow_tree(game, STRATEGIES[name](game, 0), mode)
+    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline)
     result = replay(Tree(game=game, root=root, objective=name, guesses=mode))
     return result.height, result.total, root
 
@@ -74,9 +75,10 @@ def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None
     the exact search must beat or tie, and what it writes if stopped early."""
     best = start
     for name in TOTAL_INCUMBENTS:
-        if _past(deadline):
+        try:
+            height, total, root = _greedy(game, name, guesses, deadline)
+        except TimeoutError:
             break
-        height, total, root = _greedy(game, name, guesses)
         if height <= depth:
             if best[0] is None or total < best[0]:
                 best = (total, root)
@@ -89,16 +91,13 @@ def height_incumbent(game: Game, guesses: str, deadline: float | None = None):
     least-height search."""
     best, best_key = (None, None), None
     for name in HEIGHT_INCUMBENTS:
-        if best_key is not None and _past(deadline):
+        try:
+            height, total, root = _greedy(game, name, guesses, deadline)
+        except TimeoutError:
             break
-        height, total, root = _greedy(game, name, guesses)
         if best_key is None or (height, total) < best_key:
             best, best_key = (height, root), (height, total)
     return best
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.monotonic() >= deadline
 
 
 # --- one run -----------------------------------------------------------------------------------
@@ -165,9 +164,9 @@ class Search:
             else:
                 out = self._total_first(obj, depth, meta, best)
         except KeyboardInterrupt:  # between searches: write the best there is
-            out = best[-1]
-            out.optimal, out.stopped = False, True
-            out.notes.append(STOPPED_EARLY)
+            out = _stopped(best[-1])
+        if out.root is None and out.stopped:  # stopped before the search found a tree
+            out = _stopped(best[-1])
         if out.root is None:
             raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
         if out.stopped:
@@ -244,6 +243,13 @@ class Search:
         if out.optimal and claimed != out.value:
             raise RuntimeError(f"the search claimed {out.value} but its tree replays to {claimed}")
         return tree
+
+
+def _stopped(out: Outcome) -> Outcome:
+    out.optimal, out.stopped = False, True
+    if STOPPED_EARLY not in out.notes:
+        out.notes.append(STOPPED_EARLY)
+    return out
 
 
 def _total_of(game: Game, guesses: str, root: Node) -> int:

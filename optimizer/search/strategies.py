@@ -14,6 +14,7 @@ Each strategy is a factory ``(game, seed) -> choose(candidates, guesses_mode)`` 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -29,11 +30,15 @@ CONSISTENT_ONLY = ("first-consistent", "random-consistent")
 HEURISTICS = ("minimax", "expected-size", "entropy", "most-parts")
 
 
-def grow_tree(game: Game, choose: Chooser, guesses: str = "any") -> Node:
-    """Apply ``choose`` at every node, from all codes down to single candidates."""
+def grow_tree(game: Game, choose: Chooser, guesses: str = "any",
+              deadline: float | None = None) -> Node:
+    """Apply ``choose`` at every node, from all codes down to single candidates; TimeoutError
+    past ``deadline`` (a time.monotonic() value: the set-up of a time-limited search)."""
     root = Node(-1)
     stack = [(root, np.arange(game.n_codes, dtype=np.int32))]
     while stack:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise TimeoutError
         node, candidates = stack.pop()
         node.guess = int(choose(candidates, guesses))
         parts = game.parts(node.guess, candidates)
