@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Protocol
 
 from .games import Game, GameError, parse_game
+from .games.reply import example_reply, read_reply, reply_forms
 from .tree import Node, Tree, TreeError, read_tree
 
 SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
 
-WIN_WORDS = frozenset({"w", "win", "won", "solved", "yes", "y", "right", "correct", "!"})
-ZERO_WORDS = frozenset({"-", "none", "nothing"})
 QUIT_WORDS = frozenset({"q", "quit", "exit", "stop"})
 HELP_WORDS = frozenset({"h", "help", "?"})
 GIVE_UP_WORDS = frozenset({"?", "give up", "giveup", "reveal"}) | QUIT_WORDS
@@ -48,7 +47,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "  moo play trees/bulls-cows-4x10.height.any.json      the computer guesses your code\n"
         "  moo play trees/bulls-cows-4x10.height.any.json --secret 3290\n"
         "  moo play bullets-maggots --breaker --seed 7         you guess the computer's code\n"
-        "feedback may be typed as 1 2, 1,2, 1b2c, (1, 2) or bbc; w (or 4 0) when solved."
+        "feedback may be typed as 1 2, 1,2, (1, 2), 12, tagged in any order (1b2c, 2c1b,\n"
+        "2 white 1 black) or as bbc (bulls and cows); w (or 4 0) when solved."
     )
     parser.add_argument(
         "target", metavar="FILE|GAME",
@@ -162,40 +162,13 @@ def _describe_guesser(tree: Tree | None) -> str:
 
 # --- feedback as people type it ------------------------------------------------------------
 def parse_reply(game: Game, text: str) -> int:
-    """Feedback id of what a person typed: ``1 2``, ``1,2``, ``1b2c``, ``(1, 2)``, ``12``,
-    seed 001's letters (``bbc``: two bulls, one cow), ``-`` for nothing, ``w`` when solved."""
-    t = text.strip().lower()
-    if t in WIN_WORDS:
-        return game.win
-    if t in ZERO_WORDS:
-        t = " ".join("0" for _ in game.feedback_names)
-    letters = _letter_counts(game, t)
-    if letters is not None:
-        t = " ".join(str(n) for n in letters)
-    squeezed = t.strip("()[] ")
-    if squeezed.isdigit() and len(squeezed) == len(game.feedback_names):
-        t = " ".join(squeezed)
-    return game.parse_feedback(t)
-
-
-def _letter_counts(game: Game, text: str) -> tuple[int, ...] | None:
-    """Seed 001's letters for bulls and cows (``bbc``: two bulls, one cow), or None when the
-    text is something else. Other games have none: Mastermind's 'w' would clash with 'solved'."""
-    if tuple(game.feedback_names) != ("bulls", "cows"):
-        return None
-    compact = text.replace(" ", "")
-    if not compact or any(ch not in "bc" for ch in compact):
-        return None
-    return compact.count("b"), compact.count("c")
+    """Feedback id of what a person typed (``games.reply`` reads every form)."""
+    return read_reply(game, text)
 
 
 def feedback_text(game: Game, fid: int) -> str:
     """``1 2 (bulls cows)``: the numbers of the tree format, with their names."""
     return f"{game.format_feedback(fid)} ({' '.join(game.feedback_names)})"
-
-
-def _example_feedback(game: Game) -> str:
-    return "1 2" if len(game.feedback_names) == 2 else "0 2 1"
 
 
 def _can_happen(game: Game, guess: int, fid: int) -> bool:
@@ -224,7 +197,7 @@ def play_maker(game: Game, guesser: Guesser, how: str) -> int:
     _say(f"Think of a secret code of {game.spec}: {game.code_rule()}.")
     _say(how)
     _say(
-        f"Answer each guess with {names}, e.g. {_example_feedback(game)}; "
+        f"Answer each guess with {names}, e.g. {example_reply(game)}; "
         f"w (or {game.format_feedback(game.win)}) when I have it; ? for help, q to stop."
     )
     candidates = list(range(game.n_codes))
@@ -276,12 +249,8 @@ def _read_reply(game: Game, guess: int, candidates: list[int]) -> tuple[int, lis
 
 
 def _maker_help(game: Game) -> str:
-    example = _example_feedback(game)
-    forms = f"{example}, {example.replace(' ', ',')} or ({example.replace(' ', ', ')})"
-    if _letter_counts(game, "b") is not None:
-        forms += ", 1b2c, or letters as in bbc (two bulls, one cow)"
-    return (f"  Type the feedback for my guess as the numbers {' '.join(game.feedback_names)}: "
-            f"{forms}.\n  Type w or {game.format_feedback(game.win)} when I have guessed your "
+    return (f"  Type the feedback for my guess as {reply_forms(game)}."
+            f"\n  Type w or {game.format_feedback(game.win)} when I have guessed your "
             "code, q to stop.")
 
 

@@ -189,6 +189,8 @@ STYLES = [
     lambda b, c: ("b" * b + "c" * c) or "-",  # seed 001's letters
     lambda b, c: f"{b}{c}",
     lambda b, c: f" {b}   {c} ",
+    lambda b, c: f"{c}c{b}b",  # tags are read by name, in any order
+    lambda b, c: f"{c} cows {b} BULLS",
 ]
 
 
@@ -216,10 +218,23 @@ def test_parse_reply(typed, counts):
     assert BC.feedback_counts(parse_reply(BC, typed)) == counts
 
 
+def test_misread_replies_are_refused_and_asked_again(monkeypatch, bc_tree, bc_tree_file):
+    """Replies that are neither plain nor tagged numbers were once read as the digits in them
+    ('-1 2' as 1 2): each is refused with a reason, then asked again."""
+    rounds = walk(bc_tree, BC.parse_code("3290"))
+    bad = ["-1 2", "1e2", "1 2 apples", "1" * 5000, "\uff11 \uff12"]
+    status, screen = play(monkeypatch, [str(bc_tree_file)], [*bad, *[person(BC, "3290")] * 20])
+    assert status == 0
+    assert f"found in {len(rounds)} guesses" in screen
+    assert screen.count("I do not understand that") == len(bad)
+    assert guesses_shown(screen)[:2] == [BC.format_code(g) for g, _ in rounds[:2]]
+
+
 @pytest.mark.parametrize("spec,typed,counts", [
     ("battleship", "0 2 1", (0, 2, 1)), ("battleship", "021", (0, 2, 1)),
     ("battleship", "(0,2,1)", (0, 2, 1)), ("battleship", "w", (3, 0, 0)),
     ("bullets-maggots", "1b2w", (1, 2)), ("bullets-maggots", "w", (4, 0)),
+    ("bullets-maggots", "2 white 1 black", (1, 2)), ("bulls-cows", "2c1b", (1, 2)),
 ])
 def test_parse_reply_other_games(spec, typed, counts):
     game = parse_game(spec)
