@@ -25,7 +25,7 @@ from typing import Protocol
 
 from .games import Game, GameError, parse_game
 from .games.reply import example_reply, read_reply, reply_forms
-from .tree import Node, Tree, TreeError, read_tree
+from .tree import Node, Tree, TreeError, printable, read_tree, replay
 
 SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
 
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
         game, tree = load_target(args.target)
         secret = game.parse_code(args.secret) if args.secret is not None else None
     except (GameError, TreeError) as exc:
-        print(f"moo play: error: {exc}", file=sys.stderr)
+        print(f"moo play: error: {printable(exc)}", file=sys.stderr)
         return USAGE
     rng = random.Random(args.seed)
     if args.breaker:
@@ -153,11 +153,13 @@ class RandomConsistent:
 
 
 def _describe_guesser(tree: Tree | None) -> str:
+    """What the guesser promises: a worst case only from a replay of the tree, never from the
+    file's unchecked stats (a defective tree promises nothing)."""
     if tree is None:
         return "I pick each guess at random among the codes that fit all your answers."
-    height = (tree.stats or {}).get("height")
-    most = f", at most {height} guesses" if isinstance(height, int) else ""
-    return f"I follow a stored strategy ({tree.objective}{most})."
+    result = replay(tree, max_defects=1)
+    most = "" if result.defects else f", at most {_guesses(result.height)}"
+    return f"I follow a stored strategy ({printable(tree.objective)}{most})."
 
 
 # --- feedback as people type it ------------------------------------------------------------

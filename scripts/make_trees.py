@@ -53,6 +53,7 @@ def main() -> int:
     parser.add_argument("--no-report", action="store_true")
     args = parser.parse_args()
     folder = Path(args.trees)
+    folder.mkdir(parents=True, exist_ok=True)  # moo writes only into folders that exist
     jobs = [j for j in JOBS if fnmatch.fnmatch(" ".join(j[:3]), args.only)]
     failures = 0
     bar = tqdm(jobs, desc="trees", unit="tree")

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from optimizer.cli import main
@@ -228,6 +229,20 @@ def test_misread_replies_are_refused_and_asked_again(monkeypatch, bc_tree, bc_tr
     assert f"found in {len(rounds)} guesses" in screen
     assert screen.count("I do not understand that") == len(bad)
     assert guesses_shown(screen)[:2] == [BC.format_code(g) for g, _ in rounds[:2]]
+
+
+def test_the_promise_comes_from_the_replay_not_the_stats(monkeypatch, bc_tree_file, tmp_path):
+    """A file whose stats claim height 5 (the tree needs 9) is played with the true figure."""
+    data = orjson.loads(bc_tree_file.read_bytes())
+    data["stats"]["height"] = 5
+    path = tmp_path / "lying-stats.json"
+    path.write_bytes(orjson.dumps(data))
+    status, screen = play(monkeypatch, [str(path)])
+    assert "at most 9 guesses" in screen and "at most 5" not in screen
+    del data["root"]["next"]["0 0"]  # a defective tree promises nothing
+    path.write_bytes(orjson.dumps(data))
+    status, screen = play(monkeypatch, [str(path)])
+    assert "I follow a stored strategy (first-consistent)." in screen
 
 
 @pytest.mark.parametrize("spec,typed,counts", [
