@@ -4,7 +4,6 @@ out of memory named as such. Each test fails on the code before the fix."""
 
 from __future__ import annotations
 
-import errno
 import os
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from test_tree import HalfWriter
 
 from optimizer.cli import main
 from optimizer.games import parse_game
@@ -39,21 +39,23 @@ def save(data: dict, path: Path) -> Path:
     return path
 
 
+def minimax_file(spec: str, folder: Path, minimax) -> Path:
+    game = parse_game(spec)
+    path = folder / f"{spec.replace(':', '-')}.json"
+    write_tree(Tree(game, minimax(game), objective="minimax", guesses="any"), path)
+    return path
+
+
 @pytest.fixture
 def mm_file(tmp_path, minimax) -> Path:
     """mastermind:2x3 by minimax: height 4, total 26 (the least total is 21)."""
-    game = parse_game("mastermind:2x3")
-    path = tmp_path / "mastermind-2x3.json"
-    write_tree(Tree(game, minimax(game), objective="minimax", guesses="any"), path)
-    return path
+    return minimax_file("mastermind:2x3", tmp_path, minimax)
 
 
 @pytest.fixture
 def bs_file(tmp_path, minimax) -> Path:
-    game = parse_game("battleship:2x4x2")
-    path = tmp_path / "battleship-2x4x2.json"
-    write_tree(Tree(game, minimax(game), objective="minimax", guesses="any"), path)
-    return path
+    """battleship:2x4x2 by minimax, first guess A1 D1."""
+    return minimax_file("battleship:2x4x2", tmp_path, minimax)
 
 
 # --- item 4: output paths checked before any work ---------------------------------------------
@@ -114,28 +116,10 @@ def test_no_folder_is_created_for_a_tree(tmp_path, minimax):
     assert os.listdir(tmp_path) == []
 
 
-def test_main_job_makes_its_own_folder():
-    assert "TREE.parent.mkdir" in (ROOT / "scripts" / "main_job.py").read_text()
-
-
 def test_an_os_error_at_write_time_is_one_line(monkeypatch, capsys, tmp_path):
     """A disk that fills up after the checks: one line naming the file, no traceback."""
     real_fdopen = os.fdopen
-
-    class Full:
-        def __init__(self, handle):
-            self.handle = handle
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: Full(real_fdopen(fd, *a, **k)))
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: HalfWriter(real_fdopen(fd, *a, **k)))
     target = tmp_path / "t.json"
     status, out, err = run(capsys, "build", "mastermind:2x3", "--strategy", "minimax",
                            "-o", str(target))

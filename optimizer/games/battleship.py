@@ -47,7 +47,7 @@ class Battleship(Game):
         return f"{chr(ord('A') + column)}{row + 1}"
 
     def format_code(self, index: int) -> str:
-        return " ".join(self.square_name(q) for q in self.codes[index])
+        return " ".join(self.square_name(q) for q in self._rows[index])
 
     def _code_key(self, text: str) -> tuple[int, ...]:
         names = [t for t in re.split(r"[\s,;]+", text.strip().upper()) if t]
@@ -71,7 +71,8 @@ class Battleship(Game):
         return self.square_name(self.rows * self.columns - 1)
 
     def code_rule(self) -> str:
-        return f"{self.ships} different squares from A1 to {self._last()}"
+        squares = "1 square" if self.ships == 1 else f"{self.ships} different squares"
+        return f"{squares} from A1 to {self._last()}"
 
     # --- feedback ----------------------------------------------------------------------------
     def feedback(self, guess: int, secret: int) -> int:

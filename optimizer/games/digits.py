@@ -46,10 +46,7 @@ class DigitGame(Game):
 
     # --- codes -------------------------------------------------------------------------------
     def format_code(self, index: int) -> str:
-        row = self.codes[index]
-        if self.n_symbols <= 10:
-            return "".join(str(int(v)) for v in row)
-        return " ".join(str(int(v)) for v in row)
+        return ("" if self.n_symbols <= 10 else " ").join(map(str, self._rows[index]))
 
     def _code_key(self, text: str) -> tuple[int, ...]:
         text = text.strip()
