@@ -14,7 +14,10 @@ import orjson
 
 from .command import FINISHED, STOPPED, add_search_options
 from .games import GameError, parse_game
-from .tree import TreeError, TreeFileError, read_tree, verify
+from .tree import TreeError, TreeFileError, check_output, printable, read_tree, verify
+
+# Options that name a file a command writes: each is checked (check_output) before any work.
+OUTPUT_OPTIONS = {"output": "-o", "checkpoint": "--checkpoint", "plot": "--plot"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,16 +29,25 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        for dest in OUTPUT_OPTIONS:
+            if getattr(args, dest, None) is not None:
+                check_output(getattr(args, dest))
         return int(args.run(args) or 0)
     except (GameError, TreeError, ValueError) as exc:
-        print(f"moo: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(exc)
+    except OSError as exc:  # at write time, after the checks: a full disk, a lost mount
+        return _error(f"{exc.filename}: {exc.strerror}" if exc.filename else exc)
+    except MemoryError:
+        return _error("out of memory: the memory available to this process is too small")
     except KeyboardInterrupt:
         print("moo: interrupted", file=sys.stderr)
         return 130
-    except OSError as exc:  # a file that cannot be written, a cluster that cannot be reached
-        print(f"moo: error: {exc}", file=sys.stderr)
-        return 2
+
+
+def _error(what) -> int:
+    """One line on standard error, exit status 2."""
+    print(f"moo: error: {printable(what)}", file=sys.stderr)
+    return 2
 
 
 def entry() -> None:
@@ -94,6 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     ver = sub.add_parser("verify", help="replay every secret through a stored tree")
     ver.add_argument("file")
     ver.add_argument("--json", action="store_true", help="print the result as JSON")
+    ver.add_argument("--recheck", action="store_true",
+                     help=f"also run the exact search for the file's objective (games of at "
+                          f"most {RECHECK_MAX_CODES} codes) and compare it with the file's claims")
     ver.set_defaults(run=cmd_verify)
 
     # Commands that live in their own modules: each module has configure(subparser) and run(args).
@@ -191,6 +206,11 @@ def _build_exact(game, args):
         return search.build(args.objective)
 
 
+# --recheck runs the exact search again: seconds for Mastermind 4x6 (1296 codes) and moo
+# 10,11,12, minutes or more for the larger games, which `moo prove` and `moo build` are for.
+RECHECK_MAX_CODES = 1296
+
+
 def cmd_verify(args) -> int:
     try:
         tree = read_tree(args.file)
@@ -201,25 +221,88 @@ def cmd_verify(args) -> int:
             out = {"file": args.file, "ok": False, "defects": [str(exc)]}
             print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
         else:
-            print(f"DEFECT: {exc}")
+            print(f"DEFECT: {printable(exc)}")
         return 1
+    if args.recheck:
+        _check_recheck(tree)  # refused before any work
     result = verify(tree)
+    recheck = _recheck(tree, result) if args.recheck and not result.defects else None
+    if recheck:
+        result.defects += recheck["defects"]
     ok = not result.defects
     if args.json:
         out = {"file": args.file, "game": tree.game.spec, "ok": ok, **result.as_json()}
         out["average"] = round(result.average, 6)
         out["defects"] = result.defects
+        if recheck:
+            out["recheck"] = {k: v for k, v in recheck.items() if k != "defects"}
         print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
         return 0 if ok else 1
-    print(f"{args.file}: {tree.game.spec}, objective {tree.objective}, {tree.guesses} guesses")
+    print(f"{printable(args.file)}: {tree.game.spec}, objective {printable(tree.objective)}, "
+          f"{tree.guesses} guesses")
     if not ok:
         print("DEFECTS:")
         for defect in result.defects:
-            print(f"  - {defect}")
+            print(f"  - {printable(defect)}")
         return 1
     hist = ", ".join(f"{k}: {v}" for k, v in sorted(result.histogram.items()))
     print(f"secrets {result.secrets}, height {result.height}, total {result.total}, "
           f"average {result.average:.4f}")
     print(f"histogram (guesses: secrets) {hist}")
     print("OK: every secret is solved and the stored stats match")
+    if recheck:
+        print(f"RECHECK OK: {recheck['summary']}")
     return 0
+
+
+def _check_recheck(tree) -> None:
+    """--recheck only where the exact search is feasible: an exact objective, a small game."""
+    from .objective import exact_objective
+
+    if exact_objective(tree.objective) is None:
+        raise ValueError(f"--recheck: objective {printable(repr(tree.objective))[:60]} is not an "
+                         "exact objective (height, total, height,total, total,height, total@K): "
+                         "there is no optimum to recompute")
+    if tree.game.n_codes > RECHECK_MAX_CODES:
+        raise ValueError(f"--recheck: {tree.game.spec} has {tree.game.n_codes} codes; the exact "
+                         f"search is rerun only for games of at most {RECHECK_MAX_CODES} codes "
+                         "(use moo prove or moo build for larger ones)")
+
+
+def _recheck(tree, result) -> dict:
+    """Run the exact search for the file's objective and hold the file's claims against it:
+    ``optimal: true`` needs the tree's value to be the optimum; ``lower_bound`` must not exceed
+    the optimum's first component."""
+    from .objective import exact_objective
+    from .search.build import build_tree
+    from .tree import replay
+
+    objective = exact_objective(tree.objective)
+    start = time.perf_counter()
+    best = build_tree(tree.game, objective=objective.name, guesses=tree.guesses)
+    seconds = time.perf_counter() - start
+    if not best.optimal:
+        raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
+    optimum = objective.value(replay(best))
+    own = objective.value(result)
+    names = ",".join((objective.first,) + ((objective.tie,) if objective.tie else ()))
+    shown = ", ".join(map(str, optimum))
+    defects = []
+    if tree.optimal and own != optimum:
+        defects.append(f"optimal: true, but the exact search finds {names} {shown} and this "
+                       f"tree has {', '.join(map(str, own))}")
+    if own < optimum:
+        defects.append(f"the tree ({', '.join(map(str, own))}) beats the exact search's optimum "
+                       f"({shown}): the search or the replay is wrong")
+    if tree.lower_bound is not None and tree.lower_bound > optimum[0]:
+        defects.append(f"lower_bound: {tree.lower_bound} is above the optimum {objective.first} "
+                       f"{optimum[0]} found by the exact search")
+    if tree.optimal:
+        summary = f"the exact search confirms the optimum {names} {shown}"
+    elif own == optimum:
+        summary = f"the tree is in fact optimal: the exact search finds {names} {shown}"
+    else:
+        summary = (f"the exact search finds {names} {shown}; the file claims no optimality and "
+                   "its lower bound holds")
+    return {"objective": objective.name, "optimum": list(optimum), "tree": list(own),
+            "seconds": round(seconds, 3), "summary": summary, "defects": defects}

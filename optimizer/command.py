@@ -21,9 +21,9 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of seconds above 0")
+        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
     return value
 
 

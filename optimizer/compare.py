@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import orjson
 
 from .games import Game, GameError, parse_game
-from .tree import Tree, TreeError, replay, tree_from_json, write_atomic
+from .tree import Tree, TreeError, loads, printable, replay, tree_from_json, write_atomic
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
 
@@ -50,7 +49,7 @@ class Comparison:
     rows: list[Row]
     matrix_seconds: float
     compile_seconds: float
-    problems: list[str]  # stored files that could not be read
+    problems: list[str]  # stored files that could not be read, made printable
 
 
 # --- rows ----------------------------------------------------------------------------------
@@ -117,14 +116,14 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):
         try:
-            data = orjson.loads(path.read_bytes())
+            data = loads(path.read_bytes())
             if not isinstance(data, dict) or _spec_of(data.get("game")) != game.spec:
                 continue
             if data.get("format") in (FORMAT, OLD_FORMAT):
                 continue  # a long search's checkpoint, not a tree
-            tree = tree_from_json(data, str(path))
-        except (OSError, orjson.JSONDecodeError, TreeError) as exc:
-            problems.append(f"{path.name}: {exc}")
+            tree = tree_from_json(data, printable(path))
+        except (OSError, TreeError) as exc:
+            problems.append(printable(f"{path.name}: {exc}"))
             continue
         seconds = tree.meta.get("build_seconds")
         seconds = float(seconds) if isinstance(seconds, (int, float)) else None
@@ -180,8 +179,8 @@ def histogram_text(histogram: dict[int, int]) -> str:
 def table(rows: list[Row]) -> str:
     """A Markdown table: readable in a terminal, and pasted as is into the report."""
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    for r in rows:
-        name = r.name if r.source == "built" else f"{r.name} `{r.source}`"
+    for r in rows:  # a stored tree's objective and file name are text from outside: printable
+        name = r.name if r.source == "built" else printable(f"{r.name} `{r.source}`")
         if r.note:
             name += f" ({r.note})"
         seconds = "-" if r.seconds is None else f"{r.seconds:.2f}"
@@ -272,7 +271,7 @@ def run(args) -> int:
     print()
     print(table(result.rows))
     for problem in result.problems:
-        print(f"skipped {problem}", file=sys.stderr)
+        print(f"skipped {problem}", file=sys.stderr)  # printable: stored_rows made it so
     if args.plot:
         write_atomic(Path(args.plot), plot_png(result.rows, f"{game.spec}: guesses per secret"))
         print(f"plot -> {args.plot}")

@@ -138,6 +138,7 @@ def write_pages(trees: list[Path], folder: Path, progress: bool = True) -> list[
     returns the problems (unreadable or defective trees), which get no page."""
     from tqdm import tqdm
 
+    folder.mkdir(parents=True, exist_ok=True)  # the batch run's own folder of pages
     entries, problems = [], []
     for path in tqdm(trees, desc="pages", unit="page", disable=None if progress else True,
                      file=sys.stderr):

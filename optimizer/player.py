@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from .games import Game, GameError, parse_game
+from .games.reply import example_reply, read_reply, reply_forms
 from .session import (
     NO_MOVE,
     FeedbackError,
@@ -34,12 +35,10 @@ from .session import (
     Session,
     Solver,
 )
-from .tree import Tree, TreeError, read_tree
+from .tree import Tree, TreeError, printable, read_tree, replay
 
 SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
 
-WIN_WORDS = frozenset({"w", "win", "won", "solved", "yes", "y", "right", "correct", "!"})
-ZERO_WORDS = frozenset({"-", "none", "nothing"})
 QUIT_WORDS = frozenset({"q", "quit", "exit", "stop"})
 HELP_WORDS = frozenset({"h", "help", "?"})
 GIVE_UP_WORDS = frozenset({"?", "give up", "giveup", "reveal"}) | QUIT_WORDS
@@ -58,7 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "  moo play trees/bulls-cows-4x10.height.any.json      the computer guesses your code\n"
         "  moo play trees/bulls-cows-4x10.height.any.json --secret 3290\n"
         "  moo play bullets-maggots --breaker --seed 7         you guess the computer's code\n"
-        "feedback may be typed as 1 2, 1,2, 1b2c, (1, 2) or bbc; w (or 4 0) when solved."
+        "feedback may be typed as 1 2, 1,2, (1, 2), 12, tagged in any order (1b2c, 2c1b,\n"
+        "2 white 1 black) or as bbc (bulls and cows); w (or 4 0) when solved."
     )
     parser.add_argument(
         "target", metavar="FILE|GAME",
@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
         game, tree = load_target(args.target)
         secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
     except (GameError, TreeError) as exc:
-        print(f"moo play: error: {exc}", file=sys.stderr)
+        print(f"moo play: error: {printable(exc)}", file=sys.stderr)
         return USAGE
     rng = random.Random(args.seed)
     if args.json:
@@ -140,40 +140,19 @@ def load_target(target: str) -> tuple[Game, Tree | None]:
 
 
 def _describe_guesser(tree: Tree | None) -> str:
+    """What the guesser promises: a worst case only from a replay of the tree, never from the
+    file's unchecked stats (a defective tree promises nothing)."""
     if tree is None:
         return "I pick each guess at random among the codes that fit all your answers."
-    height = (tree.stats or {}).get("height")
-    most = f", at most {height} guesses" if isinstance(height, int) else ""
-    return f"I follow a stored strategy ({tree.objective}{most})."
+    result = replay(tree, max_defects=1)
+    most = "" if result.defects else f", at most {_guesses(result.height)}"
+    return f"I follow a stored strategy ({printable(tree.objective)}{most})."
 
 
 # --- feedback as people type it ------------------------------------------------------------
 def parse_reply(game: Game, text: str) -> int:
-    """Feedback id of what a person typed: ``1 2``, ``1,2``, ``1b2c``, ``(1, 2)``, ``12``,
-    seed 001's letters (``bbc``: two bulls, one cow), ``-`` for nothing, ``w`` when solved."""
-    t = text.strip().lower()
-    if t in WIN_WORDS:
-        return game.win
-    if t in ZERO_WORDS:
-        t = " ".join("0" for _ in game.feedback_names)
-    letters = _letter_counts(game, t)
-    if letters is not None:
-        t = " ".join(str(n) for n in letters)
-    squeezed = t.strip("()[] ")
-    if squeezed.isdigit() and len(squeezed) == len(game.feedback_names):
-        t = " ".join(squeezed)
-    return game.parse_feedback(t)
-
-
-def _letter_counts(game: Game, text: str) -> tuple[int, ...] | None:
-    """Seed 001's letters for bulls and cows (``bbc``: two bulls, one cow), or None when the
-    text is something else. Other games have none: Mastermind's 'w' would clash with 'solved'."""
-    if tuple(game.feedback_names) != ("bulls", "cows"):
-        return None
-    compact = text.replace(" ", "")
-    if not compact or any(ch not in "bc" for ch in compact):
-        return None
-    return compact.count("b"), compact.count("c")
+    """Feedback id of what a person typed (``games.reply`` reads every form)."""
+    return read_reply(game, text)
 
 
 def feedback_text(game: Game, fid: int) -> str:
@@ -183,10 +162,6 @@ def feedback_text(game: Game, fid: int) -> str:
 
 def _named(game: Game, feedback: str) -> str:
     return f"{feedback} ({' '.join(game.feedback_names)})"
-
-
-def _example_feedback(game: Game) -> str:
-    return "1 2" if len(game.feedback_names) == 2 else "0 2 1"
 
 
 def choices_left(session: Session) -> str:
@@ -205,7 +180,7 @@ def play_maker(session: Session, how: str) -> int:
     _say(f"Think of a secret code of {game.spec}: {game.code_rule()}.")
     _say(how)
     _say(
-        f"Answer each guess with {names}, e.g. {_example_feedback(game)}; "
+        f"Answer each guess with {names}, e.g. {example_reply(game)}; "
         f"w (or {game.format_feedback(game.win)}) when I have it; ? for help, q to stop."
     )
     _say(f"{session.candidates_left} possible secrets.")
@@ -254,12 +229,8 @@ def _read_reply(session: Session) -> None:
 
 
 def _maker_help(game: Game) -> str:
-    example = _example_feedback(game)
-    forms = f"{example}, {example.replace(' ', ',')} or ({example.replace(' ', ', ')})"
-    if _letter_counts(game, "b") is not None:
-        forms += ", 1b2c, or letters as in bbc (two bulls, one cow)"
-    return (f"  Type the feedback for my guess as the numbers {' '.join(game.feedback_names)}: "
-            f"{forms}.\n  Type w or {game.format_feedback(game.win)} when I have guessed your "
+    return (f"  Type the feedback for my guess as {reply_forms(game)}."
+            f"\n  Type w or {game.format_feedback(game.win)} when I have guessed your "
             "code, q to stop.")
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .games import Game, GameError
+from .games.reply import read_reply
 from .tree import Node, Tree, read_tree
 
 # Session.status
@@ -235,8 +236,8 @@ class Session:
             if min(counts, default=-1) < 0:
                 raise GameError(f"feedback {feedback!r}: give a string such as '1 2' or "
                                 "counts such as (1, 2)")
-            feedback = " ".join(map(str, counts))
-        return self.game.parse_feedback(feedback)
+            return self.game.parse_feedback(" ".join(map(str, counts)))
+        return read_reply(self.game, feedback)
 
     def _can_happen(self, reply: int) -> bool:
         """Whether some code of the game gives ``reply`` to the current guess at all."""

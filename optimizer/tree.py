@@ -7,7 +7,9 @@ Nothing here needs numba, so the player starts instantly.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +17,8 @@ from pathlib import Path
 import orjson
 
 from .games import Game, GameError, parse_game
+from .games.base import quote
+from .objective import exact_objective
 
 FORMAT = "decision-tree"
 VERSION = 1
@@ -25,7 +29,22 @@ class TreeError(ValueError):
 
 
 class TreeFileError(TreeError):
-    """The file itself cannot be opened (as opposed to a defect in what it holds)."""
+    """The file itself cannot be read: missing, unreadable, or too large for the memory
+    available (as opposed to a defect in what it holds)."""
+
+
+class OutputError(ValueError):
+    """A place where an output file cannot be written, found before any work starts."""
+
+
+def printable(text: object) -> str:
+    """``text`` (from a file, or quoting one) made safe for a terminal: control characters,
+    escape sequences and other invisible characters are shown as Python escapes (``\\x1b``)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
 
 
 @dataclass
@@ -80,8 +99,13 @@ def write_tree(tree: Tree, path: str | Path) -> dict:
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``payload`` to ``path`` so that a reader sees the old file or the whole new one,
+    never a part. No folder is created: ``check_output`` refuses a missing one before the work.
+    An OSError names ``path`` (not the temporary file)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -89,37 +113,159 @@ def write_atomic(path: Path, payload: bytes) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a tree is a public document
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
         raise
 
 
+def check_output(path: str | Path) -> Path:
+    """Refuse, before any search starts, a place where ``write_atomic`` would fail: a folder, a
+    missing folder (none is created), a place this process cannot write. Every command checks
+    its output files (``-o``, ``--checkpoint``, ``--plot``) with this."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{printable(path)}: is a folder, not a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist (make it first)"
+        raise OutputError(f"{printable(path)}: the folder {printable(folder)} {what}")
+    try:  # the only true test of writing: permissions, read-only file systems, quotas
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".probe")
+    except OSError as exc:
+        raise OutputError(
+            f"{printable(path)}: cannot write in {printable(folder)}: {exc.strerror}") from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
 def read_tree(path: str | Path) -> Tree:
-    """Load and structurally check a tree file; every defect is a TreeError naming its place."""
+    """Load and check a tree file: the public format in its canonical notation only (see
+    ``tree_from_json``), and no JSON key given twice anywhere. Every defect is a TreeError
+    naming its place; a file that cannot be read at all (or not within the memory available)
+    is a TreeFileError."""
+    where = printable(path)
     try:
         raw = Path(path).read_bytes()
+        try:
+            data = loads(raw)
+        except JsonError as exc:
+            raise TreeError(f"{where}: {exc}") from None
+        return tree_from_json(data, where)
     except OSError as exc:
-        raise TreeFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise TreeFileError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise TreeFileError(
+            f"{where}: out of memory while reading it ({_size(path)}): the memory available "
+            "to this process is too small for this tree") from None
+
+
+def _size(path: str | Path) -> str:
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise TreeError(f"{path}: not valid JSON (malformed or truncated file): {exc}") from None
-    return tree_from_json(data, str(path))
+        return f"{os.path.getsize(path) / 1e6:.1f} MB"
+    except OSError:
+        return "size unknown"
+
+
+class JsonError(TreeError):
+    """Bytes that are not one JSON document this reader takes (the message names no file)."""
+
+
+class _Duplicated(dict):
+    """A JSON object that names some key more than once (the value kept is the last)."""
+
+    duplicates: list[str]
+
+
+def loads(raw: bytes) -> object:
+    """Parse JSON text, refusing what a plain JSON parser would silently accept or change: a key
+    given twice in one object (found here and named by its place), NaN or Infinity, numbers too
+    long to convert, text that is not UTF-8. MemoryError propagates, to be named as such."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonError(f"not UTF-8 text (byte {exc.start})") from None
+    found: list[_Duplicated] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        twice = _Duplicated(obj)
+        seen: set[str] = set()
+        twice.duplicates = [k for k, _ in items if k in seen or seen.add(k)]
+        found.append(twice)
+        return twice
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_int=_json_int,
+                          parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise JsonError(f"not valid JSON (malformed or truncated file): {exc}") from None
+    except RecursionError:
+        raise JsonError("not a tree file: JSON nested too deeply") from None
+    if found:
+        place, key = _first_duplicate(data)
+        raise JsonError(f"{place}: the key {printable(repr(key))} appears twice (JSON "
+                         "readers keep one of them: the file is ambiguous)")
+    return data
+
+
+def _json_int(text: str) -> int:
+    if len(text) > 30:  # far past any count in a tree; int() of thousands of digits fails
+        raise JsonError(f"not a tree file: a number of {len(text)} digits")
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise JsonError(f"not valid JSON: {name} is not a JSON number")
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _first_duplicate(data) -> tuple[str, str]:
+    """Place (``root.next['0 1']``) and key of the first object that names a key twice."""
+    stack = [(data, "")]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, _Duplicated):
+            return place or "the top level", item.duplicates[0]
+        if isinstance(item, dict):
+            for key, value in reversed(item.items()):
+                step = f".{key}" if _NAME.fullmatch(key) else f"[{key!r}]"
+                stack.append((value, (place + step).lstrip(".")))
+        elif isinstance(item, list):
+            stack.extend((value, f"{place}[{i}]") for i, value in reversed(list(enumerate(item))))
+    raise AssertionError("a duplicate key was reported but not found")
+
+
+def _is_int(value) -> bool:
+    return type(value) is int  # JSON true, false and 1.0 are not whole numbers here
 
 
 def tree_from_json(data, where: str = "tree") -> Tree:
+    """A Tree from parsed JSON, in the canonical notation of the public format: codes exactly
+    as ``format_code`` writes them, feedback keys exactly as ``format_feedback`` does."""
     if not isinstance(data, dict):
         raise TreeError(f"{where}: a tree file holds one JSON object")
     if data.get("format") != FORMAT:
-        raise TreeError(f"{where}: 'format' must be {FORMAT!r}, found {data.get('format')!r}")
-    if data.get("version") != VERSION:
-        raise TreeError(f"{where}: version {data.get('version')!r} is not supported (only 1)")
-    for key in ("game", "objective", "guesses", "optimal", "root"):
+        raise TreeError(f"{where}: 'format' must be {FORMAT!r}, found "
+                        f"{printable(repr(data.get('format')))[:60]}")
+    if not (_is_int(data.get("version")) and data["version"] == VERSION):
+        raise TreeError(f"{where}: version {printable(repr(data.get('version')))[:60]} is not "
+                        "supported (only 1)")
+    for key in ("game", "objective", "guesses", "optimal", "stats", "root"):
         if key not in data:
             raise TreeError(f"{where}: missing key {key!r}")
+    for key in ("game", "objective"):
+        if not isinstance(data[key], str) or not data[key]:
+            raise TreeError(f"{where}: {key!r} must be a non-empty string")
     try:
-        game = parse_game(str(data["game"]))
+        game = parse_game(data["game"])
     except GameError as exc:
         raise TreeError(f"{where}: 'game': {exc}") from None
     if data["guesses"] not in ("any", "consistent"):
@@ -127,17 +273,24 @@ def tree_from_json(data, where: str = "tree") -> Tree:
     if not isinstance(data["optimal"], bool):
         raise TreeError(f"{where}: 'optimal' must be true or false")
     lower = data.get("lower_bound")
-    if lower is not None and not isinstance(lower, int):
+    if lower is not None and not _is_int(lower):
         raise TreeError(f"{where}: 'lower_bound' must be a whole number")
-    stats = data.get("stats")
-    if stats is not None and not isinstance(stats, dict):
+    stats = data["stats"]
+    if not isinstance(stats, dict):
         raise TreeError(f"{where}: 'stats' must be an object")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise TreeError(f"{where}: 'meta' must be an object")
+    for key in ("objective", "meta"):
+        try:  # a lone surrogate ("\ud800") reads as text but can be neither printed nor written
+            orjson.dumps(data.get(key))
+        except orjson.JSONEncodeError:
+            raise TreeError(f"{where}: {key!r} holds text that is not valid Unicode") from None
     root = _node_from_json(game, data["root"], "root", where)
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
     return Tree(
         game=game,
         root=root,
-        objective=str(data["objective"]),
+        objective=data["objective"],
         guesses=data["guesses"],
         optimal=data["optimal"],
         lower_bound=lower,
@@ -153,12 +306,12 @@ def _node_from_json(game: Game, raw, place: str, where: str) -> Node:
     stack = [(raw, place, root_holder, 0)]
     while stack:
         item, at, parent, key = stack.pop()
-        if not isinstance(item, dict) or "guess" not in item or "next" not in item:
+        if not isinstance(item, dict) or item.keys() != {"guess", "next"}:
             raise TreeError(f"{where}: {at}: a node is {{\"guess\": CODE, \"next\": {{...}}}}")
         if not isinstance(item["guess"], str):
             raise TreeError(f"{where}: {at}.guess: a code is a string")
         try:
-            guess = game.parse_code(item["guess"])
+            guess = game.parse_code(item["guess"], strict=True)
         except GameError as exc:
             raise TreeError(f"{where}: {at}.guess: {exc}") from None
         if not isinstance(item["next"], dict):
@@ -171,13 +324,11 @@ def _node_from_json(game: Game, raw, place: str, where: str) -> Node:
                 try:
                     fid = feedback_ids[text] = game.parse_feedback(text)
                 except GameError as exc:
-                    raise TreeError(f"{where}: {at}.next[{text!r}]: {exc}") from None
+                    raise TreeError(f"{where}: {at}.next[{quote(text)}]: {exc}") from None
             if fid == game.win:
                 raise TreeError(
                     f"{where}: {at}.next[{text!r}]: the winning feedback is never a key"
                 )
-            if fid in node.next:
-                raise TreeError(f"{where}: {at}.next[{text!r}]: the same feedback twice")
             node.next[fid] = None  # placeholder keeps key order
             stack.append((child, f"{at}.next[{text!r}]", node.next, fid))
     return root_holder[0]
@@ -257,18 +408,56 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
 
 
 def verify(tree: Tree) -> Replay:
-    """Replay, then compare with the stats the file states."""
+    """Replay, then hold every claim the file makes against what the replay shows: the stats,
+    and the lower bound and optimality claims (a claim that contradicts the tree is a defect)."""
     result = replay(tree)
-    if tree.stats is not None and not result.defects:
-        stated = tree.stats
-        for key in ("secrets", "height", "total"):
-            if key in stated and stated[key] != getattr(result, key):
-                result.defects.append(
-                    f"stats.{key} says {stated[key]!r}, a replay gives {getattr(result, key)}"
-                )
-        if "histogram" in stated and stated["histogram"] != result.as_json()["histogram"]:
-            result.defects.append("stats.histogram differs from what a replay gives")
+    if not result.defects:
+        result.defects += _stats_defects(tree, result) + _claim_defects(tree, result)
     return result
+
+
+def _stats_defects(tree: Tree, result: Replay) -> list[str]:
+    stated = tree.stats
+    if stated is None:  # a tree built in memory: its stats are the replay's
+        return []
+    defects = [f"stats: unknown key {printable(repr(key))[:40]}" for key in stated
+               if key not in ("secrets", "height", "total", "histogram")]
+    for key in ("secrets", "height", "total"):
+        if key not in stated:
+            defects.append(f"stats.{key}: missing")
+        elif not _is_int(stated[key]) or stated[key] != getattr(result, key):
+            defects.append(f"stats.{key} says {printable(repr(stated[key]))[:40]}, a replay "
+                           f"gives {getattr(result, key)}")
+    histogram = stated.get("histogram")
+    if histogram is None:
+        defects.append("stats.histogram: missing")
+    elif not (isinstance(histogram, dict) and all(map(_is_int, histogram.values()))
+              and histogram == result.as_json()["histogram"]):
+        defects.append("stats.histogram differs from what a replay gives")
+    return defects
+
+
+def _claim_defects(tree: Tree, result: Replay) -> list[str]:
+    """Claims that the tree itself refutes. The objective's first component is what
+    ``lower_bound`` bounds: no tree can beat a true lower bound, this one included."""
+    defects = []
+    objective = exact_objective(tree.objective)
+    lower = tree.lower_bound
+    if lower is not None:
+        if tree.optimal:
+            defects.append("lower_bound: stated together with \"optimal\": true (a lower bound "
+                           "is stated only where optimality is not proven)")
+        if lower < 0:
+            defects.append(f"lower_bound: {lower} is negative")
+        if objective is not None:
+            own = getattr(result, objective.first)
+            if lower > own:
+                defects.append(f"lower_bound: {lower} claims that no tree has a {objective.first} "
+                               f"below it, but this tree's {objective.first} is {own}")
+    if objective is not None and objective.depth is not None and result.height > objective.depth:
+        defects.append(f"objective: {objective.name} allows height {objective.depth}, but the "
+                       f"tree's height is {result.height}")
+    return defects
 
 
 def tree_filename(spec: str, objective: str, guesses: str) -> str:

@@ -65,6 +65,7 @@ def main() -> int:
     folder = Path(args.trees)
     if args.pages_only:
         return pages(folder)
+    folder.mkdir(parents=True, exist_ok=True)  # moo writes only into folders that exist
     jobs = [j for j in JOBS if fnmatch.fnmatch(" ".join(j[:3]), args.only)]
     failures = 0
     bar = tqdm(jobs, desc="trees", unit="tree")

@@ -3,10 +3,14 @@ the code and feedback notation of the tree format."""
 
 from __future__ import annotations
 
+import time
+import tracemalloc
+
 import numpy as np
 import pytest
 
 from optimizer.games import GameError, parse_game
+from optimizer.games.reply import read_reply
 
 # --- an independent statement of the rules ----------------------------------------------------
 
@@ -291,16 +295,49 @@ def test_feedback_round_trips(spec):
         assert game.parse_feedback(text) == fid
 
 
-@pytest.mark.parametrize("typed", ["1 2", "1,2", "1b2c", "(1, 2)", " 1 ,  2 ", "b1 c2", "[1 2]"])
-def test_forgiving_feedback(typed):
-    game = parse_game("bulls-cows")
-    assert game.feedback_counts(game.parse_feedback(typed)) == (1, 2)
+@pytest.mark.parametrize("text", [
+    "1,2", "1b2c", "(1, 2)", " 1 2", "1 2 ", "1  2", "01 2", "+1 2", "1 2.0", "\uff11 \uff12",
+    "\u0661 2", "12", "1\t2", "1 " + "0" * 5000,
+])
+def test_tree_notation_of_feedback_is_strict(text):
+    """Tree files hold feedback exactly as format_feedback writes it: one reading, no guessing."""
+    with pytest.raises(GameError):
+        parse_game("bulls-cows").parse_feedback(text)
 
 
-@pytest.mark.parametrize("typed", ["0 2 1", "0,2,1", "(0, 2, 1)", "0e 2o 1t"])
-def test_forgiving_battleship_feedback(typed):
-    game = parse_game("battleship")
-    assert game.feedback_counts(game.parse_feedback(typed)) == (0, 2, 1)
+@pytest.mark.parametrize("spec,text", [
+    ("bulls-cows", "0 1 2 3"), ("bulls-cows", " 0123"), ("mastermind", "0 0 1 2"),
+    ("bulls-cows", "\uff10\uff11\uff12\uff13"), ("moo:10,11,12", "0,10,11"),
+    ("moo:10,11,12", "0  10 11"), ("battleship", "C3 A1 H2"), ("battleship", "a1 c3 h2"),
+    ("battleship", "A1,C3,H2"),
+])
+def test_tree_notation_of_codes_is_strict(spec, text):
+    game = parse_game(spec)
+    if text.isascii():
+        game.parse_code(text)  # a person may type it so
+    with pytest.raises(GameError, match="notation|not a code"):
+        game.parse_code(text, strict=True)
+
+
+@pytest.mark.parametrize("spec,text", [
+    ("bulls-cows", "\uff10\uff11\uff12\uff13"), ("bulls-cows", "\u0660\u0661\u0662\u0663"),
+    ("bulls-cows", "0 1 2 \u00b3"), ("moo:10,11,12", "1" * 5000), ("bulls-cows", "1" * 5000),
+    ("battleship", "A\u0661 B1 C1"), ("battleship", "A" + "1" * 5000),
+])
+def test_codes_in_other_scripts_or_huge_are_refused(spec, text):
+    """Only ASCII digits are symbols (int() would take others, or fail on thousands of digits
+    with a ValueError that is no GameError)."""
+    with pytest.raises(GameError):
+        parse_game(spec).parse_code(text)
+
+
+@pytest.mark.parametrize("spec", [
+    "mastermind:4x" + "9" * 5000, "moo:" + "1" * 5000, "moo:3,\u0664",
+    "battleship:4x8x" + "3" * 5000, "bulls-cows:\uff14x10",
+])
+def test_specs_with_huge_or_foreign_numbers_are_refused(spec):
+    with pytest.raises(GameError):
+        parse_game(spec)
 
 
 @pytest.mark.parametrize("spec,typed", [
@@ -310,6 +347,94 @@ def test_forgiving_battleship_feedback(typed):
 def test_bad_feedback(spec, typed):
     with pytest.raises(GameError):
         parse_game(spec).parse_feedback(typed)
+
+
+# --- feedback as people type it ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec,typed,counts", [
+    ("bulls-cows", "1 2", (1, 2)), ("bulls-cows", "1,2", (1, 2)), ("bulls-cows", "(1, 2)", (1, 2)),
+    ("bulls-cows", " 1 ,  2 ", (1, 2)), ("bulls-cows", "[1 2]", (1, 2)),
+    ("bulls-cows", "12", (1, 2)), ("bulls-cows", "1b2c", (1, 2)), ("bulls-cows", "b1 c2", (1, 2)),
+    # tags are read by their names, in any order and case
+    ("bulls-cows", "2c1b", (1, 2)), ("bulls-cows", "2C 1B", (1, 2)),
+    ("bulls-cows", "2 cows 1 bull", (1, 2)), ("bulls-cows", "bulls: 1, cows: 2", (1, 2)),
+    ("bulls-cows", "2c", (0, 2)), ("bulls-cows", "bbc", (2, 1)), ("bulls-cows", "c", (0, 1)),
+    ("moo:10,11,12", "1c", (0, 1)),
+    ("mastermind", "2 white 1 black", (1, 2)), ("mastermind", "1B2W", (1, 2)),
+    ("mastermind", "2w 1b", (1, 2)), ("mastermind", "w", (4, 0)),
+    ("bullets-maggots", "1 bullet 2 maggots", (1, 2)),
+    ("battleship", "0 2 1", (0, 2, 1)), ("battleship", "021", (0, 2, 1)),
+    ("battleship", "0e 2o 1t", (0, 2, 1)), ("battleship", "1 two 2 one", (0, 2, 1)),
+    ("battleship", "2 one-away, 1 two-away", (0, 2, 1)), ("battleship", "exact 1", (1, 0, 0)),
+    ("battleship", "-", (0, 0, 0)), ("battleship", "W", (3, 0, 0)),
+])
+def test_typed_feedback(spec, typed, counts):
+    game = parse_game(spec)
+    assert game.feedback_counts(read_reply(game, typed)) == counts
+
+
+@pytest.mark.parametrize("spec,typed,fragment", [
+    ("bulls-cows", "-1 2", "'-' is not understood"), ("bulls-cows", "1e2", "needs a name"),
+    ("bulls-cows", "1 2 apples", "needs a name"), ("bulls-cows", "1.0 2", "'.' is not"),
+    ("bulls-cows", "1" + "0" * 5000, "should be 2 numbers"),
+    ("bulls-cows", "1b " + "0" * 4999 + "7c", "between 0 and 4"),
+    ("bulls-cows", "\uff11 \uff12", "digits 0-9"), ("bulls-cows", "\u0661 2", "digits 0-9"),
+    ("bulls-cows", "1b 2", "needs a name"), ("bulls-cows", "1b 1b", "bulls given twice"),
+    ("bulls-cows", "1 bull and 2 cows", "needs a name"), ("bulls-cows", "1w 2c", "'w' names no"),
+    ("bulls-cows", "1b 5c", "between 0 and 4"), ("bulls-cows", "3b 2c", "add up"),
+    ("mastermind", "bw", "no numbers"), ("mastermind", "1 black 2 cows", "'cows' names no"),
+    ("battleship", "1 2", "should be 3 numbers"), ("battleship", "1e 1x", "'x' names no"),
+])
+def test_typed_feedback_refused(spec, typed, fragment):
+    with pytest.raises(GameError) as info:
+        read_reply(parse_game(spec), typed)
+    assert fragment in str(info.value)
+    assert len(str(info.value)) < 300  # one line, even for a 5000-digit reply
+
+
+# --- sizes by formula, ids that fit every board ------------------------------------------------
+
+
+@pytest.mark.parametrize("spec,count", [
+    ("battleship:9x14x5", "244,222,650"), ("battleship:8x8x5", "7,624,512"),
+    ("battleship:9x26x5", "5,"), ("bulls-cows:8x36", "1,220,096,908,800"),
+    ("mastermind:8x36", "2,821,109,907,456"), ("moo:36,36,36,36,36,36,36,36", "1,220,096,908,800"),
+])
+def test_too_large_games_are_refused_by_formula(spec, count):
+    """The count comes from a formula: nothing is listed, so the refusal is instant and small."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    with pytest.raises(GameError, match=f"{count}.* codes is more than this tool handles"):
+        parse_game(spec)
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert seconds < 0.5 and peak < 1_000_000
+
+
+@pytest.mark.parametrize("spec,last", [
+    ("battleship:9x15x1", "O9"), ("battleship:9x26x1", "Z9"), ("battleship:9x26x2", "Z8 Z9"),
+])
+def test_the_largest_boards_work(spec, last):
+    """Square ids up to 233 (a 9 x 26 board) fit the codes' dtype; the numba feedback kernel,
+    compiled for it, agrees with the plain rule."""
+    game = parse_game(spec)
+    assert game.codes.dtype == np.int16
+    assert int(game.codes.max()) == game.rows * game.columns - 1
+    assert game.format_code(game.n_codes - 1) == last
+    assert game.parse_code(last) == game.n_codes - 1
+    matrix = game.feedback_matrix()
+    for g, s in _pairs(game.n_codes, 400, seed=3):
+        assert game.feedback_counts(int(matrix[g, s])) == plain_score(game, g, s)
+
+
+def test_info_on_the_largest_board(capsys):
+    from optimizer.cli import main
+
+    assert main(["info", "battleship:9x26x1"]) == 0
+    out = capsys.readouterr().out
+    assert "codes:            234" in out and "Z9" in out
 
 
 def test_win_notation():

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from optimizer.cli import main
@@ -189,6 +190,8 @@ STYLES = [
     lambda b, c: ("b" * b + "c" * c) or "-",  # seed 001's letters
     lambda b, c: f"{b}{c}",
     lambda b, c: f" {b}   {c} ",
+    lambda b, c: f"{c}c{b}b",  # tags are read by name, in any order
+    lambda b, c: f"{c} cows {b} BULLS",
 ]
 
 
@@ -216,10 +219,37 @@ def test_parse_reply(typed, counts):
     assert BC.feedback_counts(parse_reply(BC, typed)) == counts
 
 
+def test_misread_replies_are_refused_and_asked_again(monkeypatch, bc_tree, bc_tree_file):
+    """Replies that are neither plain nor tagged numbers were once read as the digits in them
+    ('-1 2' as 1 2): each is refused with a reason, then asked again."""
+    rounds = walk(bc_tree, BC.parse_code("3290"))
+    bad = ["-1 2", "1e2", "1 2 apples", "1" * 5000, "\uff11 \uff12"]
+    status, screen = play(monkeypatch, [str(bc_tree_file)], [*bad, *[person(BC, "3290")] * 20])
+    assert status == 0
+    assert f"found in {len(rounds)} guesses" in screen
+    assert screen.count("I do not understand that") == len(bad)
+    assert guesses_shown(screen)[:2] == [BC.format_code(g) for g, _ in rounds[:2]]
+
+
+def test_the_promise_comes_from_the_replay_not_the_stats(monkeypatch, bc_tree_file, tmp_path):
+    """A file whose stats claim height 5 (the tree needs 9) is played with the true figure."""
+    data = orjson.loads(bc_tree_file.read_bytes())
+    data["stats"]["height"] = 5
+    path = tmp_path / "lying-stats.json"
+    path.write_bytes(orjson.dumps(data))
+    status, screen = play(monkeypatch, [str(path)])
+    assert "at most 9 guesses" in screen and "at most 5" not in screen
+    del data["root"]["next"]["0 0"]  # a defective tree promises nothing
+    path.write_bytes(orjson.dumps(data))
+    status, screen = play(monkeypatch, [str(path)])
+    assert "I follow a stored strategy (first-consistent)." in screen
+
+
 @pytest.mark.parametrize("spec,typed,counts", [
     ("battleship", "0 2 1", (0, 2, 1)), ("battleship", "021", (0, 2, 1)),
     ("battleship", "(0,2,1)", (0, 2, 1)), ("battleship", "w", (3, 0, 0)),
     ("bullets-maggots", "1b2w", (1, 2)), ("bullets-maggots", "w", (4, 0)),
+    ("bullets-maggots", "2 white 1 black", (1, 2)), ("bulls-cows", "2c1b", (1, 2)),
 ])
 def test_parse_reply_other_games(spec, typed, counts):
     game = parse_game(spec)

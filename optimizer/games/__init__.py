@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .base import Game, GameError, Symmetry
+from .base import Game, GameError, Symmetry, quote
 from .battleship import Battleship
 from .digits import DigitGame, parse_digit_spec
 
@@ -34,11 +34,11 @@ def parse_game(spec: str) -> Game:
     if family in ("bulls-cows", "mastermind", "moo"):
         return parse_digit_spec(family, args)
     if family == "battleship":
-        match = re.fullmatch(r"(\d+)x(\d+)x(\d+)", args or "4x8x3")
+        match = re.fullmatch(r"([0-9]{1,6})x([0-9]{1,6})x([0-9]{1,6})", args or "4x8x3")
         if not match:
-            raise GameError(f"{spec}: expected battleship:RxCxK, e.g. battleship:4x8x3")
+            raise GameError(f"{quote(spec)}: expected battleship:RxCxK, e.g. battleship:4x8x3")
         return Battleship(*(int(g) for g in match.groups()))
     raise GameError(
-        f"unknown game {spec!r}: use bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, "
+        f"unknown game {quote(spec)}: use bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, "
         "moo[:R1,R2,...] or battleship[:RxCxK]"
     )

@@ -18,6 +18,28 @@ class GameError(ValueError):
     """A game spec, code or feedback that the game does not allow."""
 
 
+# Square and symbol ids: int16 holds every size the game specs allow (a 9 x 26 board has 234
+# squares, past int8), and one dtype for every family keeps one compiled version of each kernel.
+CODE_DTYPE = np.int16
+
+MAX_CODES = 40_000  # the feedback matrix is N x N bytes: 40000 codes take 1.6 GB
+
+
+def check_size(spec: str, count: int) -> None:
+    """Refuse a game by its number of codes, computed by formula before any code is listed."""
+    if count > MAX_CODES:
+        raise GameError(f"{spec}: {count:,} codes is more than this tool handles ({MAX_CODES:,})")
+
+
+# The tree format's notation of one feedback count: ASCII decimal digits, no sign or other form.
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a one-line message (repr escapes control characters), shortened."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
 @dataclass(frozen=True)
 class Symmetry:
     """The symmetry group the search may use, as plain arrays for the numba kernels.
@@ -34,9 +56,6 @@ class Symmetry:
     description: str
 
 
-_SPLIT = re.compile(r"[^0-9]+")
-
-
 def tells_nothing(parts: dict, n: int) -> bool:
     """Whether a guess with these non-winning ``parts`` of ``n`` candidates tells them nothing
     apart (one part holds them all): no optimal tree makes such a guess, and no strategy should.
@@ -48,7 +67,7 @@ class Game:
     """Rules of one code-breaking game; subclasses fill in the family specifics."""
 
     spec: str  # canonical spec string, as the command line accepts it and trees store it
-    codes: np.ndarray  # (N, width) int8, lexicographic order
+    codes: np.ndarray  # (N, width) CODE_DTYPE, lexicographic order
     feedback_names: tuple[str, ...]  # e.g. ("bulls", "cows")
     base: int  # feedback id = sum of counts[i] * base ** (len - 1 - i)
     win: int  # feedback id of a solved game
@@ -70,12 +89,23 @@ class Game:
     def _code_key(self, text: str) -> tuple[int, ...]:
         raise NotImplementedError
 
-    def parse_code(self, text: str) -> int:
-        """Code index of ``text``; a GameError names what is wrong."""
+    def parse_code(self, text: str, strict: bool = False) -> int:
+        """Code index of ``text``; a GameError names what is wrong. People may type a code
+        loosely (``0 1 2 3``, ``h2, c3, a1``); ``strict`` accepts only the notation of the tree
+        format, exactly as ``format_code`` writes it (tree files must be unambiguous)."""
+        if strict:
+            index = self._notation().get(text)
+            if index is not None:
+                return index
         key = self._code_key(text)
         index = self._index().get(key)
         if index is None:
-            raise GameError(f"{text!r} is not a code of {self.spec}: {self.code_rule()}")
+            raise GameError(f"{quote(text)} is not a code of {self.spec}: {self.code_rule()}")
+        if strict:
+            raise GameError(
+                f"{quote(text)} is not in the tree format's notation: write "
+                f"{self.format_code(index)!r}"
+            )
         return index
 
     def code_rule(self) -> str:
@@ -84,8 +114,16 @@ class Game:
     def _index(self) -> dict[tuple[int, ...], int]:
         cached = getattr(self, "_index_cache", None)
         if cached is None:
-            cached = {tuple(int(v) for v in row): i for i, row in enumerate(self.codes)}
+            cached = {tuple(row): i for i, row in enumerate(self.codes.tolist())}
             self._index_cache = cached
+        return cached
+
+    def _notation(self) -> dict[str, int]:
+        """Code index of each code's canonical text: a strict reading is one dictionary look-up."""
+        cached = getattr(self, "_notation_cache", None)
+        if cached is None:
+            cached = {self.format_code(i): i for i in range(self.n_codes)}
+            self._notation_cache = cached
         return cached
 
     # --- feedback ----------------------------------------------------------------------------
@@ -106,21 +144,37 @@ class Game:
         return " ".join(str(c) for c in self.feedback_counts(fid))
 
     def parse_feedback(self, text: str) -> int:
-        """Feedback id from forgiving input: ``1 2``, ``1,2``, ``1b2c``, ``(1, 2)``."""
-        numbers = [int(t) for t in _SPLIT.split(text.strip()) if t != ""]
-        names = " ".join(self.feedback_names)
-        if len(numbers) != len(self.feedback_names):
+        """Feedback id of a key in the tree format's notation, and nothing else: the numbers as
+        ASCII decimals separated by single spaces (``1 2``). What people type is read by
+        ``games.reply.read_reply``."""
+        texts = text.split(" ")
+        if len(texts) != len(self.feedback_names) or not all(map(_NUMBER.fullmatch, texts)):
             raise GameError(
-                f"feedback {text!r} should be {len(self.feedback_names)} numbers ({names})"
+                f"feedback {quote(text)} should be {len(self.feedback_names)} numbers "
+                f"({' '.join(self.feedback_names)}) separated by single spaces, e.g. "
+                f"{self.format_feedback(0)!r}"
             )
-        if any(n < 0 or n >= self.base for n in numbers):
-            raise GameError(f"feedback {text!r}: each number must be between 0 and {self.base - 1}")
-        if sum(numbers) > self.base - 1:
+        fid = self.feedback_from_digits(texts, text)
+        if self.format_feedback(fid) != text:
+            raise GameError(f"feedback {quote(text)} is not in the tree format's notation: "
+                            f"write {self.format_feedback(fid)!r}")
+        return fid
+
+    def feedback_from_digits(self, numbers: list[str], text: str) -> int:
+        """Feedback id of counts written as ASCII decimal strings, checked against the game's
+        rules (``text`` is what the message quotes). Digits are counted before any conversion, so
+        that a number of thousands of digits is refused like any other out of range."""
+        top = self.base - 1
+        values = [n.lstrip("0") or "0" for n in numbers]
+        if any(len(v) > len(str(top)) or int(v) > top for v in values):
+            raise GameError(f"feedback {quote(text)}: each number must be between 0 and {top}")
+        counts = tuple(int(v) for v in values)
+        if sum(counts) > top:
             raise GameError(
-                f"feedback {text!r}: the numbers add up to more than {self.base - 1}, "
+                f"feedback {quote(text)}: the numbers add up to more than {top}, "
                 f"which cannot happen in {self.spec}"
             )
-        return self.feedback_id(tuple(numbers))
+        return self.feedback_id(counts)
 
     def feedback(self, guess: int, secret: int) -> int:
         """Feedback id of one pair, in plain Python (the player and verifier use it)."""

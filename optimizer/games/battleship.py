@@ -8,13 +8,12 @@ notation lists the squares as column letter + row number, sorted by column then 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 import numpy as np
 
-from .base import Game, GameError, Symmetry
-
-MAX_CODES = 40_000
+from .base import CODE_DTYPE, Game, GameError, Symmetry, check_size, quote
 
 
 class Battleship(Game):
@@ -29,17 +28,18 @@ class Battleship(Game):
             # feedback ids are bytes: (K + 1) ** 3 of them must stay below 256
             raise GameError(f"{self.spec}: between 1 and {min(squares, 5)} ships are supported")
         self.rows, self.columns, self.ships = rows, columns, ships
+        check_size(self.spec, math.comb(squares, ships))  # before any placement is listed
         # Square id = column * rows + row, so id order is "by column, then row".
         combos = list(itertools.combinations(range(squares), ships))
-        if len(combos) > MAX_CODES:
-            raise GameError(f"{self.spec}: {len(combos)} codes is more than this tool handles")
-        self.codes = np.array(combos, dtype=np.int8).reshape(-1, ships)
+        self.codes = np.array(combos, dtype=CODE_DTYPE).reshape(-1, ships)
         self.base = ships + 1
         self.win = self.feedback_id((ships, 0, 0))
         col, row = np.divmod(np.arange(squares), rows)
         self.distance = np.maximum(
             np.abs(col[:, None] - col[None, :]), np.abs(row[:, None] - row[None, :])
         ).astype(np.int8)
+        self._rows = [tuple(row) for row in self.codes.tolist()]
+        self._distance = self.distance.tolist()
 
     # --- codes -------------------------------------------------------------------------------
     def square_name(self, square: int) -> str:
@@ -47,35 +47,40 @@ class Battleship(Game):
         return f"{chr(ord('A') + column)}{row + 1}"
 
     def format_code(self, index: int) -> str:
-        return " ".join(self.square_name(q) for q in self.codes[index])
+        return " ".join(self.square_name(q) for q in self._rows[index])
 
     def _code_key(self, text: str) -> tuple[int, ...]:
         names = [t for t in re.split(r"[\s,;]+", text.strip().upper()) if t]
         squares = []
         for name in names:
-            match = re.fullmatch(r"([A-Z])(\d)", name)
+            match = re.fullmatch(r"([A-Z])([0-9])", name)  # ASCII: rows are 1 to 9
             if not match:
-                raise GameError(f"{name!r} is not a square of {self.spec} (A1 to {self._last()})")
+                raise GameError(self._not_a_square(name))
             column, row = ord(match.group(1)) - ord("A"), int(match.group(2)) - 1
             if not (0 <= column < self.columns and 0 <= row < self.rows):
-                raise GameError(f"{name!r} is not a square of {self.spec} (A1 to {self._last()})")
+                raise GameError(self._not_a_square(name))
             squares.append(column * self.rows + row)
         if len(set(squares)) != len(squares):
-            raise GameError(f"{text!r}: the squares of a guess must be different")
+            raise GameError(f"{quote(text)}: the squares of a guess must be different")
         return tuple(sorted(squares))
+
+    def _not_a_square(self, name: str) -> str:
+        return f"{quote(name)} is not a square of {self.spec} (A1 to {self._last()})"
 
     def _last(self) -> str:
         return self.square_name(self.rows * self.columns - 1)
 
     def code_rule(self) -> str:
-        return f"{self.ships} different squares from A1 to {self._last()}"
+        squares = "1 square" if self.ships == 1 else f"{self.ships} different squares"
+        return f"{squares} from A1 to {self._last()}"
 
     # --- feedback ----------------------------------------------------------------------------
     def feedback(self, guess: int, secret: int) -> int:
         counts = [0, 0, 0]
-        ships = self.codes[secret]
-        for q in self.codes[guess]:
-            d = int(self.distance[q, ships].min())
+        ships = self._rows[secret]
+        for q in self._rows[guess]:
+            near = self._distance[q]
+            d = min(near[s] for s in ships)
             if d <= 2:
                 counts[d] += 1
         return self.feedback_id(tuple(counts))

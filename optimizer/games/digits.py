@@ -13,9 +13,7 @@ import re
 
 import numpy as np
 
-from .base import Game, GameError, Symmetry
-
-MAX_CODES = 40_000  # the feedback matrix is N x N bytes: 40000 codes take 1.6 GB
+from .base import CODE_DTYPE, Game, GameError, Symmetry, check_size, quote
 
 
 class DigitGame(Game):
@@ -39,27 +37,26 @@ class DigitGame(Game):
         count = _count_codes(self.ranges, distinct)
         if count == 0:
             raise GameError(f"{spec}: no code has distinct symbols within these ranges")
-        if count > MAX_CODES:
-            raise GameError(f"{spec}: {count} codes is more than this tool handles ({MAX_CODES})")
+        check_size(spec, count)
         self.codes = _enumerate_codes(self.ranges, distinct)
         self.base = self.positions + 1
         self.win = self.feedback_id((self.positions, 0))
-        self._counts = [_symbol_counts(row) for row in self.codes.tolist()]
+        self._rows = [tuple(row) for row in self.codes.tolist()]
+        self._counts = [_symbol_counts(row) for row in self._rows]
 
     # --- codes -------------------------------------------------------------------------------
     def format_code(self, index: int) -> str:
-        row = self.codes[index]
-        if self.n_symbols <= 10:
-            return "".join(str(int(v)) for v in row)
-        return " ".join(str(int(v)) for v in row)
+        return ("" if self.n_symbols <= 10 else " ").join(map(str, self._rows[index]))
 
     def _code_key(self, text: str) -> tuple[int, ...]:
         text = text.strip()
         parts = [t for t in re.split(r"[\s,;]+", text) if t]
-        if len(parts) == 1 and self.n_symbols <= 10 and parts[0].isdigit():
+        if len(parts) == 1 and self.n_symbols <= 10 and _SYMBOL.fullmatch(parts[0]):
             parts = list(parts[0])
-        if not all(p.isdigit() for p in parts):
-            raise GameError(f"{text!r} is not a code of {self.spec}: {self.code_rule()}")
+        # ASCII digits only (str.isdigit and int() also take other scripts' digits), and no
+        # more of them than a symbol can have: nothing long reaches int().
+        if not parts or not all(_SYMBOL.fullmatch(p) and len(p) <= 2 for p in parts):
+            raise GameError(f"{quote(text)} is not a code of {self.spec}: {self.code_rule()}")
         return tuple(int(p) for p in parts)
 
     def code_rule(self) -> str:
@@ -71,10 +68,17 @@ class DigitGame(Game):
 
     # --- feedback ----------------------------------------------------------------------------
     def feedback(self, guess: int, secret: int) -> int:
-        g, s = self.codes[guess], self.codes[secret]
-        bulls = int(np.count_nonzero(g == s))
-        cg, cs = self._counts[guess], self._counts[secret]
-        common = sum(min(n, cs.get(x, 0)) for x, n in cg.items())
+        # Plain Python on tuples: 4 times faster than numpy on rows this short, which is what
+        # lets the player and the verifier replay a 10000-code tree in a fraction of a second.
+        bulls = 0
+        for a, b in zip(self._rows[guess], self._rows[secret], strict=True):
+            if a == b:
+                bulls += 1
+        cs = self._counts[secret]
+        common = 0
+        for x, n in self._counts[guess].items():
+            m = cs.get(x, 0)
+            common += n if n < m else m
         return bulls * self.base + (common - bulls)
 
     def _build_matrix(self) -> np.ndarray:
@@ -130,27 +134,28 @@ def _enumerate_codes(ranges: tuple[int, ...], distinct: bool) -> np.ndarray:
     rows = itertools.product(*(range(r) for r in ranges))
     if distinct:
         rows = (row for row in rows if len(set(row)) == len(row))
-    return np.array(list(rows), dtype=np.int8).reshape(-1, len(ranges))
+    return np.array(list(rows), dtype=CODE_DTYPE).reshape(-1, len(ranges))
 
 
-_PXS = re.compile(r"^(\d+)x(\d+)$")
+_SYMBOL = re.compile(r"[0-9]+")
+_PXS = re.compile(r"([0-9]{1,6})x([0-9]{1,6})")  # ASCII, and short enough for int()
 
 
 def parse_digit_spec(family: str, args: str | None) -> DigitGame:
     """Build a digit game from the part of the spec after the family name."""
     if family == "moo":
         text = args if args is not None else "10,11,12"
-        try:
-            ranges = tuple(int(t) for t in text.split(","))
-        except ValueError:
-            raise GameError(f"moo:{text}: ranges are whole numbers separated by commas") from None
+        texts = [t.strip() for t in text.split(",")]
+        if not all(re.fullmatch(r"[0-9]{1,6}", t) for t in texts):
+            raise GameError(f"{quote('moo:' + text)}: ranges are whole numbers separated by commas")
+        ranges = tuple(int(t) for t in texts)
         return DigitGame("moo:" + ",".join(map(str, ranges)), ranges, distinct=True)
     default = "4x10" if family == "bulls-cows" else "4x6"
-    match = _PXS.match(args if args is not None else default)
+    match = _PXS.fullmatch(args if args is not None else default)
     if not match:
         letter = "S" if family == "bulls-cows" else "C"
         raise GameError(
-            f"{family}:{args}: expected {family}:Px{letter}, e.g. {family}:{default}"
+            f"{quote(f'{family}:{args}')}: expected {family}:Px{letter}, e.g. {family}:{default}"
         )
     positions, symbols = int(match.group(1)), int(match.group(2))
     spec = f"{family}:{positions}x{symbols}"

@@ -6,12 +6,11 @@ that a search bug is never written as a result.
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass
 
 from ..games import Game
 from ..kernels.bundles import DCAP
+from ..objective import Objective
 from ..tree import Node, Tree, replay
 from .checkpoint import Checkpoint
 from .engine import open_engine
@@ -20,36 +19,6 @@ from .root import STOPPED_EARLY, Outcome
 from .solver import Solver
 from .strategies import STRATEGIES, grow_tree
 from .total import TotalSearch
-
-
-@dataclass(frozen=True)
-class Objective:
-    """``height``, ``total``, ``total@K``, ``height,total``, ``total,height``."""
-
-    first: str  # "height" or "total"
-    tie: str | None  # the second component, if any
-    depth: int | None  # explicit depth limit (total@K)
-
-    @property
-    def name(self) -> str:
-        text = self.first + (f",{self.tie}" if self.tie else "")
-        return text + (f"@{self.depth}" if self.depth else "")
-
-    @classmethod
-    def parse(cls, text: str) -> Objective:
-        match = re.fullmatch(r"(height|total)(?:,(height|total))?(?:@(\d+))?", text.strip())
-        if not match or match.group(1) == match.group(2):
-            raise ValueError(
-                f"unknown objective {text!r}: use height, total, height,total, total,height "
-                "or total@K"
-            )
-        depth = int(match.group(3)) if match.group(3) else None
-        if depth is not None and depth < 1:
-            raise ValueError(f"objective {text!r}: the depth limit must be at least 1")
-        if depth is not None and match.group(1) == "height":
-            raise ValueError(f"objective {text!r}: a depth limit applies to total (total@K)")
-        return cls(match.group(1), match.group(2), depth)
-
 
 # --- greedy starting points --------------------------------------------------------------------
 # Tried in order for the first upper bound of a least-total search: the first that fits the

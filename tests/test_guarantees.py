@@ -1,0 +1,383 @@
+"""Issue 12's guarantees outside the search: every output path checked before work starts, bad
+options refused, `moo verify` strict about notation and claims, text from files made printable,
+out of memory named as such. Each test fails on the code before the fix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from test_tree import HalfWriter
+
+from optimizer.cli import main
+from optimizer.games import parse_game
+from optimizer.tree import Tree, TreeError, read_tree, write_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    """Exit status, standard output and standard error of ``moo ARGV``."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:  # argparse's own refusals
+        status = exc.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def load(path: Path) -> dict:
+    return orjson.loads(path.read_bytes())
+
+
+def save(data: dict, path: Path) -> Path:
+    path.write_bytes(orjson.dumps(data))
+    return path
+
+
+def minimax_file(spec: str, folder: Path, minimax) -> Path:
+    game = parse_game(spec)
+    path = folder / f"{spec.replace(':', '-')}.json"
+    write_tree(Tree(game, minimax(game), objective="minimax", guesses="any"), path)
+    return path
+
+
+@pytest.fixture
+def mm_file(tmp_path, minimax) -> Path:
+    """mastermind:2x3 by minimax: height 4, total 26 (the least total is 21)."""
+    return minimax_file("mastermind:2x3", tmp_path, minimax)
+
+
+@pytest.fixture
+def bs_file(tmp_path, minimax) -> Path:
+    """battleship:2x4x2 by minimax, first guess A1 D1."""
+    return minimax_file("battleship:2x4x2", tmp_path, minimax)
+
+
+# --- item 4: output paths checked before any work ---------------------------------------------
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot write in (root writes anywhere but in /sys)."""
+    if os.geteuid() == 0:
+        return Path("/sys")
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    return folder
+
+
+COMMANDS = {
+    "build -o": ["build", "mastermind:2x3", "--objective", "height", "-o", "{}"],
+    "build --checkpoint": ["build", "mastermind:2x3", "--objective", "height",
+                           "--checkpoint", "{}", "-o", "{tmp}/ok.json"],
+    "prove -o": ["prove", "mastermind:2x3", "--height", "3", "-o", "{}"],
+    "prove --checkpoint": ["prove", "mastermind:2x3", "--height", "3", "--checkpoint", "{}"],
+    "compare --plot": ["compare", "mastermind:2x3", "--plot", "{}"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("place,message", [
+    ("folder", "is a folder, not a file name"),
+    ("missing", "does not exist (make it first)"),
+    ("unwritable", "cannot write in"),
+])
+def test_output_paths_are_checked_before_any_work(monkeypatch, capsys, tmp_path, command, place,
+                                                  message):
+    import optimizer.cli
+    import optimizer.compare
+    import optimizer.prove
+
+    def work(args):
+        raise AssertionError("the command started its work")
+
+    for module in (optimizer.compare, optimizer.prove):
+        monkeypatch.setattr(module, "run", work)
+    monkeypatch.setattr(optimizer.cli, "cmd_build", work)
+    target = {"folder": tmp_path, "missing": tmp_path / "no" / "such" / "x.json",
+              "unwritable": _unwritable_folder(tmp_path) / "x.json"}[place]
+    argv = [a.replace("{}", str(target)).replace("{tmp}", str(tmp_path))
+            for a in COMMANDS[command]]
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("moo: error: ") and message in err
+    assert not (tmp_path / "no").exists()  # no folder is created
+
+
+def test_no_folder_is_created_for_a_tree(tmp_path, minimax):
+    game = parse_game("bulls-cows:2x3")
+    with pytest.raises(FileNotFoundError):
+        write_tree(Tree(game, minimax(game), objective="minimax"), tmp_path / "new" / "t.json")
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_os_error_at_write_time_is_one_line(monkeypatch, capsys, tmp_path):
+    """A disk that fills up after the checks: one line naming the file, no traceback."""
+    real_fdopen = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: HalfWriter(real_fdopen(fd, *a, **k)))
+    target = tmp_path / "t.json"
+    status, out, err = run(capsys, "build", "mastermind:2x3", "--strategy", "minimax",
+                           "-o", str(target))
+    assert status == 2
+    assert err == f"moo: error: {target}: cannot write: No space left on device\n"
+    assert os.listdir(tmp_path) == []
+
+
+# --- item 7: --time-limit ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [
+    ["build", "mastermind:2x3", "--objective", "total", "-o", "{}/t.json"],
+    ["prove", "mastermind:2x3", "--height", "3"],
+])
+@pytest.mark.parametrize("limit", ["inf", "nan", "-5", "0", "-inf", "1e400"])
+def test_time_limit_must_be_positive_and_finite(capsys, tmp_path, command, limit):
+    argv = [a.replace("{}", str(tmp_path)) for a in command] + [f"--time-limit={limit}"]
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert "--time-limit" in err and "not a positive, finite number of seconds" in err
+    assert os.listdir(tmp_path) == []
+
+
+# --- item 9: moo verify is strict about notation ----------------------------------------------
+
+
+def _first_key(data: dict) -> str:
+    return next(iter(data["root"]["next"]))
+
+
+def _rekey(data: dict, new: str) -> None:
+    nxt = data["root"]["next"]
+    nxt[new] = nxt.pop(_first_key(data))
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: _rekey(d, _first_key(d).replace(" ", ",")), "separated by single spaces"),
+    (lambda d: _rekey(d, "zero 0 one 1"), "separated by single spaces"),
+    (lambda d: _rekey(d, _first_key(d).replace(" ", "b") + "w"), "separated by single spaces"),
+    (lambda d: _rekey(d, "0" + _first_key(d)), "not in the tree format's notation"),
+    (lambda d: _rekey(d, _first_key(d) + " "), "separated by single spaces"),
+    (lambda d: _rekey(d, "\uff10 \uff10"), "separated by single spaces"),
+    (lambda d: d["root"].update(guess=" ".join(d["root"]["guess"])), "write '00'"),
+    (lambda d: d["root"].update(guess="\uff10\uff10"), "is not a code"),
+    (lambda d: d["root"].update(extra=1), "a node is"),
+])
+def test_verify_refuses_notation_the_format_forbids(mm_file, capsys, edit, message):
+    data = load(mm_file)
+    edit(data)
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)))
+    assert status == 1
+    assert "DEFECT" in out and "root" in out and message in out
+
+
+@pytest.mark.parametrize("guess,message", [("D1 A1", "write 'A1 D1'"), ("a1 d1", "write 'A1 D1'"),
+                                           ("A1  D1", "write 'A1 D1'")])
+def test_verify_refuses_unsorted_or_lower_case_squares(bs_file, capsys, guess, message):
+    data = load(bs_file)
+    assert data["root"]["guess"] == "A1 D1"
+    data["root"]["guess"] = guess
+    status, out, err = run(capsys, "verify", str(save(data, bs_file)))
+    assert status == 1 and "root.guess" in out and message in out
+
+
+def test_a_huge_number_in_a_key_is_a_defect_with_its_place(mm_file, capsys):
+    data = load(mm_file)
+    _rekey(data, "1" + "0" * 5000 + " 0")
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)))
+    assert status == 1 and err == ""
+    assert "root.next['1000000" in out and "between 0 and 2" in out
+    assert len(out) < 400
+
+
+@pytest.mark.parametrize("find,replace,place", [
+    (b'"root":', b'"root":{"guess":"22","next":{}},"root":', "the top level: the key 'root'"),
+    (b'"next":{"1 0":', b'"next":{"1 0":{"guess":"22","next":{}},"1 0":',
+     "root.next: the key '1 0'"),
+    (b'"total":', b'"total":1,"total":', "stats: the key 'total'"),
+    (b'"guess":"11"', b'"guess":"22","guess":"11"',
+     "root.next['0 0'].next['1 0'].next['0 0']: the key 'guess'"),
+])
+def test_a_key_given_twice_is_a_defect_named_by_place(mm_file, capsys, find, replace, place):
+    raw = mm_file.read_bytes()
+    assert find in raw
+    mm_file.write_bytes(raw.replace(find, replace, 1))
+    with pytest.raises(TreeError, match="appears twice"):
+        read_tree(mm_file)
+    status, out, err = run(capsys, "verify", str(mm_file))
+    assert status == 1
+    assert place in out and "appears twice" in out
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d.update(lower_bound=-1), "lower_bound: -1 is negative"),
+    (lambda d: d.update(objective="total", lower_bound=27),
+     "lower_bound: 27 claims that no tree has a total below it, but this tree's total is 26"),
+    (lambda d: d.update(objective="height", lower_bound=5),
+     "but this tree's height is 4"),
+    (lambda d: d.update(objective="total", optimal=True, lower_bound=20),
+     "stated together with \"optimal\": true"),
+    (lambda d: d.update(objective="total@3"), "allows height 3, but the tree's height is 4"),
+    (lambda d: d["stats"].update(total=26.0), "stats.total says 26.0"),
+    (lambda d: d["stats"].update(height=True), "stats.height says True"),
+    (lambda d: d["stats"]["histogram"].update({"1": 1.0}), "stats.histogram differs"),
+])
+def test_claims_that_contradict_the_replay_are_defects(mm_file, capsys, edit, message):
+    data = load(mm_file)
+    edit(data)
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)))
+    assert status == 1
+    assert message in out
+
+
+def test_true_claims_pass(mm_file, capsys):
+    data = load(mm_file)
+    data.update(objective="total", lower_bound=21)  # the least total of mastermind:2x3
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)))
+    assert status == 0, out
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d.update(lower_bound=True), "'lower_bound' must be a whole number"),
+    (lambda d: d.update(version=True), "version True is not supported"),
+    (lambda d: d.update(objective=7), "'objective' must be a non-empty string"),
+    (lambda d: d.pop("stats"), "missing key 'stats'"),
+    (lambda d: d.update(meta=[1]), "'meta' must be an object"),
+])
+def test_values_of_the_wrong_kind_are_defects(mm_file, capsys, edit, message):
+    data = load(mm_file)
+    edit(data)
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)))
+    assert status == 1 and message in out
+
+
+@pytest.mark.parametrize("raw,message", [
+    (b'{"format": NaN}', "NaN is not a JSON number"),
+    (b'{"format": 1' + b"0" * 5000 + b"}", "a number of 5001 digits"),
+    (b'\xff\xfe{}', "not UTF-8 text"),
+    (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+])
+def test_json_a_plain_reader_would_bend_is_refused(tmp_path, capsys, raw, message):
+    path = tmp_path / "t.json"
+    path.write_bytes(raw)
+    status, out, err = run(capsys, "verify", str(path))
+    assert status == 1 and message in out and "Traceback" not in out + err
+
+
+# --- item 9: moo verify --recheck ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def optimal_total_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("recheck") / "mastermind-2x3.total.json"
+    status = main(["build", "mastermind:2x3", "--objective", "total", "-o", str(path)])
+    assert status == 0
+    return path
+
+
+def test_recheck_confirms_an_optimal_tree(optimal_total_file, capsys):
+    status, out, err = run(capsys, "verify", str(optimal_total_file), "--recheck")
+    assert status == 0
+    assert "RECHECK OK: the exact search confirms the optimum total 21" in out
+
+
+def test_recheck_finds_a_false_optimality_claim(mm_file, capsys):
+    data = load(mm_file)
+    data.update(objective="total", optimal=True)  # minimax's 26 is not the least total, 21
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)), "--recheck")
+    assert status == 1
+    assert "optimal: true, but the exact search finds total 21 and this tree has 26" in out
+
+
+def test_recheck_finds_a_false_lower_bound(mm_file, capsys):
+    data = load(mm_file)
+    data.update(objective="total", lower_bound=23)  # below the tree's 26, above the optimum 21
+    path = save(data, mm_file)
+    assert run(capsys, "verify", str(path))[0] == 0  # the tree alone cannot refute it
+    status, out, err = run(capsys, "verify", str(path), "--recheck", "--json")
+    assert status == 1
+    report = orjson.loads(out)
+    assert report["recheck"]["optimum"] == [21]
+    assert any("lower_bound: 23 is above the optimum total 21" in d for d in report["defects"])
+
+
+def test_recheck_says_when_a_tree_is_in_fact_optimal(optimal_total_file, tmp_path, capsys):
+    data = load(optimal_total_file)
+    data["optimal"] = False
+    status, out, err = run(capsys, "verify", str(save(data, tmp_path / "t.json")), "--recheck")
+    assert status == 0 and "the tree is in fact optimal" in out
+
+
+@pytest.mark.parametrize("objective,message", [
+    ("minimax", "is not an exact objective"),
+])
+def test_recheck_refuses_what_it_cannot_do(mm_file, capsys, objective, message):
+    data = load(mm_file)
+    data["objective"] = objective
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)), "--recheck")
+    assert status == 2 and message in err and out == ""
+
+
+def test_recheck_refuses_large_games(bc_tree_file, capsys, tmp_path):
+    data = load(bc_tree_file)
+    data["objective"] = "total"
+    status, out, err = run(capsys, "verify", str(save(data, tmp_path / "t.json")), "--recheck")
+    assert status == 2
+    assert "bulls-cows:4x10 has 5040 codes" in err and "at most 1296 codes" in err
+
+
+# --- item 10: text from a file reaches the terminal escaped ------------------------------------
+
+ESCAPE = "\x1b]0;pwned\x07\x1b[31mred\u202e"
+
+
+def test_control_characters_from_a_file_are_escaped(mm_file, capsys, monkeypatch, tmp_path):
+    data = load(mm_file)
+    data["objective"] = ESCAPE
+    path = save(data, tmp_path / "mastermind-2x3.json")
+    outputs = [run(capsys, "verify", str(path))]
+    outputs.append(run(capsys, "play", str(path)))  # no input: shows the strategy, then ends
+    outputs.append(run(capsys, "compare", "mastermind:2x3", "--trees", str(tmp_path),
+                       "--guesses", "any"))
+    data["game"] = "mastermind:\x1b[2J"
+    outputs.append(run(capsys, "verify", str(save(data, path))))
+    for _status, out, err in outputs:
+        assert "\x1b" not in out + err and "\u202e" not in out + err and "\x07" not in out + err
+    assert "\\x1b[31mred\\u202e" in outputs[0][1]
+    assert "\\x1b[31mred" in outputs[1][1] and "\\x1b[31mred" in outputs[2][1]
+    assert "\\x1b[2j" in outputs[3][1].lower()
+
+
+# --- item 11: out of memory is named ----------------------------------------------------------
+
+OOM = """
+import resource, sys
+from optimizer.cli import main
+def vm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+limit = vm() + 48 * 2**20  # 48 MB more than the interpreter and its imports take
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+sys.exit(main(["verify", sys.argv[1]]))
+"""
+
+
+def test_a_valid_tree_too_large_for_the_memory_is_out_of_memory(mm_file, tmp_path):
+    """A valid tree file (its meta padded with 600000 small objects, 4.8 MB) read under a memory
+    cap that cannot hold it: 'out of memory', exit status 2, no traceback."""
+    raw = mm_file.read_bytes()
+    assert raw.endswith(b"}")
+    padding = b'{"padding":[' + b",".join([b'{"a":1}'] * 600_000) + b"]}"
+    big = tmp_path / "big.json"
+    big.write_bytes(raw[:-1] + b',"meta":' + padding + b"}")
+    assert main(["verify", str(big)]) == 0  # valid, without the cap
+    done = subprocess.run([sys.executable, "-c", OOM, str(big)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "out of memory" in done.stderr and "not valid JSON" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
