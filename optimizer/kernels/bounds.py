@@ -15,22 +15,47 @@ from numba import njit
 
 from .bundles import DCAP, INF, Bounds
 
+# The weight of a secret solved at the last level allowed when that count comes before the total
+# (objective "deepest"): above any total of any game (40000 codes x 40 levels < 2^21).
+LAST_FIRST = 1 << 22
+# What each least-cost objective weighs: (guess_cost, last_cost) of bundles.Bounds.
+COSTS = {"total": (1, 0), "deepest": (1, LAST_FIRST), "deep": (0, 1)}
 
-def bound_tables(n_codes: int, branches: int, counting: bool = True) -> Bounds:
-    """Tables for every branching factor B <= branches; column DCAP stands for "no depth
-    limit". ``counting=False`` gives trivial tables (every secret costs one guess, two after a
-    guess that is not a candidate; no depth is too short): the search without counting bounds."""
+
+def bound_tables(n_codes: int, branches: int, counting: bool = True,
+                 cost: str = "total") -> Bounds:
+    """Tables for every branching factor B <= branches and the cost ``cost`` (COSTS); column
+    DCAP stands for "no depth limit". ``counting=False`` gives trivial tables (every secret costs
+    one guess, two after a guess that is not a candidate; no depth is too short): the search
+    without counting bounds.
+
+    For a cost weighing the secrets at the last level: at most M[B, d-1] secrets of a set end
+    within d - 1 guesses (one fewer after a first guess that is not a candidate, which solves
+    nobody at depth 1), so the others need all d: that many times last_cost is added."""
+    guess_cost, last_cost = COSTS[cost]
     if not counting:
-        return _trivial_tables(n_codes, branches)
-    return Bounds(*_counting_tables(n_codes, branches))
+        m, lb, lbn = _trivial_tables(n_codes, branches)
+    else:
+        m, lb, lbn = _counting_tables(n_codes, branches)
+    if (guess_cost, last_cost) != (1, 0):
+        sizes = np.arange(n_codes + 1, dtype=np.int64)[None, :, None]
+        before = np.zeros_like(m)  # before[B, d]: most secrets ending within d - 1 guesses
+        before[:, 1:] = m[:, :-1]
+        before[:, DCAP] = m[:, DCAP]  # no depth limit: no last level
+        late = np.maximum(sizes - before[:, None, :], 0)
+        late_n = np.maximum(sizes - np.maximum(before[:, None, :] - 1, 0), 0)
+        late_n[:, :, DCAP] = 0
+        lb = np.where(lb >= INF, INF, guess_cost * lb + last_cost * late)
+        lbn = np.where(lbn >= INF, INF, guess_cost * lbn + last_cost * late_n)
+    return Bounds(m, lb, lbn, guess_cost, last_cost)
 
 
-def _trivial_tables(n_codes: int, branches: int) -> Bounds:
+def _trivial_tables(n_codes: int, branches: int):
     m = np.full((branches + 1, DCAP + 1), n_codes, dtype=np.int64)
     m[:, 0] = 0
     sizes = np.arange(n_codes + 1, dtype=np.int64)
     lb = np.broadcast_to(sizes[None, :, None], (branches + 1, n_codes + 1, DCAP + 1)).copy()
-    return Bounds(m, lb, 2 * lb)
+    return m, lb, 2 * lb
 
 
 @njit(cache=True)

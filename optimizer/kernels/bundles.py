@@ -56,8 +56,13 @@ Orbits = namedtuple("Orbits", [
 
 Bounds = namedtuple("Bounds", [
     "M",  # M[B, d]: most secrets d guesses can tell apart with B non-winning answers
-    "LB",  # LB[B, n, d]: least conceivable total of n secrets within d guesses
+    "LB",  # LB[B, n, d]: least conceivable cost of n secrets within d guesses
     "LBN",  # LBN[B, n, d]: the same when the first guess is not a candidate
+    # What the least-cost search minimises: guess_cost x (guesses summed over the secrets) +
+    # last_cost x (secrets solved at the last level allowed). (1, 0): the total; (1, 2^22): the
+    # fewest secrets at the last level, then the total; (0, 1): the fewest at the last level.
+    "guess_cost",
+    "last_cost",
 ])
 
 Table = namedtuple("Table", [
@@ -72,4 +77,5 @@ Run = namedtuple("Run", [
     "opts",  # OPT_* bits
     "stats",  # (3,) int64 counters, ST_* slots (written)
     "out",  # (1,) int64: the guess achieving a call's answer, or -1 (written)
+    "counts",  # (codes, feedback ids) int32: scoring's scratch, reused by every node (written)
 ])

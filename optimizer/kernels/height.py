@@ -69,9 +69,11 @@ def rank_height(problem, orbits, bounds, run, cands, d, bmax, path, plen):
     no_codes = problem.all_codes[:0], np.zeros(0, dtype=np.int64)
     # The usual way a node fails: every guess leaves a part too large for d - 1 guesses. With
     # every code to score for the separators anyway, the full pass below tells it as well.
-    if n > limit and not every_code and not some_guess_fits(problem, pool, cands, limit):
+    if n > limit and not every_code and not some_guess_fits(problem, run.counts, pool, cands,
+                                                            limit):
         return none, np.empty(0, dtype=np.int64), bmax, no_codes
-    all_largest, all_parts, _, answers = score_pool(problem, pool, cands, bounds.LB[bmax], dc)
+    all_largest, all_parts, _, answers = score_pool(problem, run.counts, pool, cands,
+                                                    bounds.LB[bmax], dc)
     branching = 0
     keep = np.zeros(G, dtype=np.bool_)
     key = np.empty(G, dtype=np.int64)
@@ -108,7 +110,7 @@ def separator_codes(problem, bounds, run, cands, d):
     if not _separates(problem, run, d):
         return problem.all_codes[:0], np.zeros(0, dtype=np.int64)
     codes = problem.all_codes
-    answers = score_pool(problem, codes, cands, bounds.LB[0], 0)[3]
+    answers = score_pool(problem, run.counts, codes, cands, bounds.LB[0], 0)[3]
     run.stats[ST_SCORED] += codes.shape[0]
     return by_answers(codes, answers, problem.nf)
 

@@ -64,13 +64,16 @@ def parts_by_size(sizes, win, nf):
 
 
 @njit(cache=True, nogil=True)
-def score_pool(problem, pool, cands, LB, dc):
+def score_pool(problem, scratch, pool, cands, LB, dc):
     """Every guess of pool over the candidates: (largest non-winning part, number of non-winning
-    parts, one-step total bound n + sum of LB over the non-winning parts, number of different
-    answers), each an array. LB is the table of one branching factor, dc the depth column."""
+    parts, sum of LB over the non-winning parts, number of different answers), each an array.
+    LB is the bound table of one branching factor, dc the depth column.
+    ``scratch``: a (codes, feedback ids) int32 array to count in, reused from node to node (a
+    fresh one per node costs a large allocation, and its page faults, every time)."""
     FT, win, nf = problem.FT, problem.win, problem.nf
     G = pool.shape[0]
-    counts = np.zeros((G, nf), dtype=np.int32)
+    counts = scratch[:G]
+    counts[:] = 0
     for c in cands:
         row = FT[c]
         for i in range(G):
@@ -78,7 +81,7 @@ def score_pool(problem, pool, cands, LB, dc):
     largest = np.zeros(G, dtype=np.int64)
     parts = np.zeros(G, dtype=np.int64)
     answers = np.zeros(G, dtype=np.int64)
-    lb1 = np.full(G, np.int64(cands.shape[0]), dtype=np.int64)
+    lb1 = np.zeros(G, dtype=np.int64)
     for i in range(G):
         for f in range(nf):
             cnt = counts[i, f]
@@ -95,14 +98,15 @@ def score_pool(problem, pool, cands, LB, dc):
 
 
 @njit(cache=True, nogil=True)
-def some_guess_fits(problem, pool, cands, limit):
+def some_guess_fits(problem, scratch, pool, cands, limit):
     """Whether some guess of pool leaves no non-winning part larger than limit. Candidates are
     read in blocks (rows of the transposed matrix, as in score_pool); a guess is dropped as soon
     as one part overflows, within the first blocks for almost every guess."""
     FT, win, nf = problem.FT, problem.win, problem.nf
     G = pool.shape[0]
     n = cands.shape[0]
-    counts = np.zeros((G, nf), dtype=np.int32)
+    counts = scratch[:G]
+    counts[:] = 0
     alive = np.arange(G)
     n_alive = G
     start = 0

@@ -46,13 +46,24 @@ from .table import find, set_hash, store
 
 
 @njit(cache=True, nogil=True)
-def _small_total(n, largest, parts, candidate):
-    """The exact total of a guess leaving parts of at most two candidates (1 and 3 each), or -1
-    when some part is larger."""
+def _small_total(bounds, n, d, largest, parts, candidate):
+    """The exact cost of a guess leaving parts of at most two candidates, or -1 when some part is
+    larger: a single costs 1 guess, solved at this node's depth + 1; a pair 3, one of them at
+    depth + 2 (there it is the last level when d == 3); INF when d is too short for a pair."""
     if largest > 2:
         return np.int64(-1)
     doubles = n - (1 if candidate else 0) - parts
-    return np.int64(n + parts + 2 * doubles)
+    singles = parts - doubles
+    if doubles > 0 and d < 3:
+        return INF
+    last = singles * (d == 2) + doubles * (d == 3)
+    return bounds.guess_cost * (n + singles + 3 * doubles) + bounds.last_cost * last
+
+
+@njit(cache=True, nogil=True)
+def _single(bounds, d):
+    """The cost of one candidate with d >= 1 guesses left: guessed at once."""
+    return bounds.guess_cost + bounds.last_cost * (d == 1)
 
 
 @njit(cache=True, nogil=True)
@@ -64,6 +75,7 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
     n = cands.shape[0]
     opts = run.opts
     LB = bounds.LB
+    own = bounds.guess_cost * n  # one guess for every candidate here
     pool = candidate_guesses(orbits, opts, cands, path, plen)
     n_cand = pool.shape[0]
     G = n_cand if problem.consistent else n_cand + problem.all_codes.shape[0] - n
@@ -71,22 +83,26 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
     kept = np.empty(G, dtype=pool.dtype)
     bound = np.empty(G, dtype=np.int64)
     small = np.empty(G, dtype=np.bool_)
-    key = np.empty(G, dtype=np.int64)
     k = 0
     lb_min = INF  # least bound among guesses left out
     branching = 0  # the most non-winning parts any guess makes here: holds for every subset
     complete = True  # whether every allowed guess was scored
     offset = 0
     while True:
-        all_largest, all_parts, all_lb1, _ = score_pool(problem, pool, cands, LB[bmax], dc)
+        all_largest, all_parts, all_lb1, _ = score_pool(problem, run.counts, pool, cands,
+                                                        LB[bmax], dc)
         run.stats[ST_SCORED] += pool.shape[0]
         for i in range(pool.shape[0]):
-            largest, parts, lb1 = all_largest[i], all_parts[i], all_lb1[i]
+            largest, parts, lb1 = all_largest[i], all_parts[i], own + all_lb1[i]
             if parts > branching:
                 branching = parts
             if tells_nothing(largest, n) or lb1 >= INF:
                 continue
-            exact = _small_total(n, largest, parts, offset == 0) if opts & OPT_SMALL else -1
+            exact = -1
+            if opts & OPT_SMALL:
+                exact = _small_total(bounds, n, d, largest, parts, offset == 0)
+                if exact >= INF:
+                    continue
             if exact >= 0 and exact <= lb0:  # nothing can do better
                 return (pool[i:i + 1], np.full(1, exact), np.ones(1, dtype=np.bool_), INF,
                         branching, False, pool[i])
@@ -99,7 +115,6 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             kept[k] = pool[i]
             bound[k] = lb1
             small[k] = exact >= 0
-            key[k] = (lb1 << 24) | (offset + i)
             k += 1
         if problem.consistent or offset > 0:
             break
@@ -115,7 +130,7 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             break
     if not complete or not opts & OPT_BRANCHING:
         branching = bmax
-    order = np.argsort(key[:k])
+    order = np.argsort(bound[:k], kind="mergesort")  # ties: candidates first, then by code
     return kept[:k][order], bound[:k][order], small[:k][order], lb_min, branching, complete, -1
 
 
@@ -134,17 +149,17 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     if n == 1:
         if d >= 1:
             run.out[0] = cands[0]
-            return np.int64(1)
+            return _single(bounds, d)
         return INF
-    if d > n:
-        d = n
+    if d > n and bounds.last_cost == 0:
+        d = n  # no tree of n secrets needs more than n guesses: one table entry for all d
     M, LB = bounds.M, bounds.LB
     if d <= 1 or n > M[bmax, min(d, DCAP)]:
         return INF
     opts = run.opts
-    if n == 2 and opts & OPT_SMALL:
+    if n == 2 and opts & OPT_SMALL:  # guess one: the other is solved next
         run.out[0] = cands[0]
-        return np.int64(3)
+        return bounds.guess_cost * 3 + bounds.last_cost * (d == 2)
     lb0 = LB[bmax, n, min(d, DCAP)]
     if lb0 >= beta:
         return lb0
@@ -184,7 +199,8 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
                 return lb0
     else:
         ranked, branching, lb_min = only, bmax, INF
-        largest, parts, bound, _ = score_pool(problem, only, cands, LB[bmax], dc)
+        bound = score_pool(problem, run.counts, only, cands, LB[bmax], dc)[2]
+        bound += bounds.guess_cost * n
         small = np.zeros(only.shape[0], dtype=np.bool_)
     buf = np.empty(n, dtype=cands.dtype)
     starts = np.empty(problem.nf, dtype=np.int64)
@@ -215,9 +231,10 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
         for i in range(ids.shape[0]):
             part_lb[i] = LB[branching, sizes[ids[i]], dc]
             rest += part_lb[i]
-        if n + rest >= best:  # the node's own branching bound already rules this guess out
-            if n + rest < lb_min:
-                lb_min = n + rest
+        own = bounds.guess_cost * n
+        if own + rest >= best:  # the node's own branching bound already rules this guess out
+            if own + rest < lb_min:
+                lb_min = own + rest
             continue
         path[plen] = g
         cut = False
@@ -225,20 +242,20 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
             for i in range(ids.shape[0]):
                 f = ids[i]
                 if sizes[f] <= 2:
-                    continue
+                    continue  # nothing to gain: a probe of one or two candidates is the search
                 sub = buf[starts[f]:starts[f] + sizes[f]]
                 v = min_total(problem, orbits, bounds, table, run, sub, d - 1, part_lb[i] + 1,
                               branching, path, plen + 1, only[:0])
                 rest += v - part_lb[i]
                 part_lb[i] = v
-                if n + rest >= best:
+                if own + rest >= best:
                     cut = True
-                    if n + rest < lb_min:
-                        lb_min = n + rest
+                    if own + rest < lb_min:
+                        lb_min = own + rest
                     break
             if cut:
                 continue
-        total = np.int64(n)
+        total = np.int64(own)
         for i in range(ids.shape[0]):
             f = ids[i]
             rest -= part_lb[i]

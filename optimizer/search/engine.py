@@ -113,12 +113,20 @@ class Dask:
 
     def _start(self, workers: int | None) -> None:
         try:
+            import dask
             from distributed import Client, LocalCluster
 
             from .dask_worker import SolverPlugin  # imports distributed: Dask runs only
 
             if self.address is None:
                 _start_workers_deaf()
+                # A job waits at the scheduler until a worker is free, never in a busy worker's
+                # queue behind a long job (the default lets each worker hold one more).
+                dask.config.set({
+                    "distributed.scheduler.worker-saturation": 1.0,
+                    # see dask_worker.heap_allocations
+                    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                })
                 self._cluster = LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True,
                     dashboard_address=None, worker_dashboard_address=None,

@@ -60,12 +60,15 @@ class Solver:
                                game.win, game.n_feedback, guesses == "consistent")
         self.orbits = _orbits(game)
         self.branches = int(np.count_nonzero(np.unique(matrix) != game.win))
-        self.bounds = bound_tables(n, self.branches, counting)
+        self.bounds = bound_tables(n, self.branches, counting)  # the total's (and M: height)
         self.stop = np.zeros(1, dtype=np.int8)
         self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
         self.total_table = new_table(table_bits, n, HASH_SEED, self.stop)
+        # least-cost searches (bounds.COSTS): bounds and table each, built on first use
+        self._costs = {"total": (self.bounds, self.total_table)}
         self.stats = np.zeros(3, dtype=np.int64)
-        self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64))
+        self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64),
+                       np.zeros((n, game.n_feedback), dtype=np.int32))
         self._lock = threading.Lock()
         self._job = None  # the id of the job running on this solver, for cancel()
 
@@ -102,7 +105,8 @@ class Solver:
     def forget(self) -> None:
         """Empty both tables (a fresh start for benchmarks)."""
         clear(self.height_table)
-        clear(self.total_table)
+        for _, table in self._costs.values():
+            clear(table)
 
     # --- one node ------------------------------------------------------------------------------
     def _path(self, path) -> np.ndarray:
@@ -122,13 +126,22 @@ class Solver:
                       len(path), self._only(only))
         return int(self.run.out[0]) if ok else -1
 
+    def cost(self, cost: str):
+        """(bounds, table) of a least-cost objective: "total", "deepest" or "deep"."""
+        if cost not in self._costs:
+            key, n = self.key, self.game.n_codes
+            self._costs[cost] = (bound_tables(n, self.branches, key.counting, cost),
+                                 new_table(key.table_bits, n, HASH_SEED, self.stop))
+        return self._costs[cost]
+
     def min_total(self, cands: np.ndarray, depth: int, beta: int = int(INF), path=(),
-                  bmax: int | None = None, only=None) -> tuple[int, int]:
+                  bmax: int | None = None, only=None, cost: str = "total") -> tuple[int, int]:
         """(least total within ``depth``, a guess achieving it) when below ``beta``; otherwise
         (a proven lower bound >= beta, -1). ``bmax``: the most non-winning answers any guess gets
         on a superset of ``cands`` (sharper bounds when known). ``only``: trees opening with one
         of these guesses (in ``rank_total``'s order) only."""
-        value = min_total(self.problem, self.orbits, self.bounds, self.total_table, self.run,
+        bounds, table = self.cost(cost)
+        value = min_total(self.problem, self.orbits, bounds, table, self.run,
                           cands, depth, beta, self.branches if bmax is None else bmax,
                           self._path(path), len(path), self._only(only))
         return int(value), int(self.run.out[0])
@@ -140,14 +153,16 @@ class Solver:
                                               len(path))
         return [int(g) for g in ranked], int(branching)
 
-    def rank_total(self, cands: np.ndarray, depth: int, path=(),
-                   beta: int = int(INF)) -> tuple[list[tuple[int, int]], int, bool]:
+    def rank_total(self, cands: np.ndarray, depth: int, path=(), beta: int = int(INF),
+                   cost: str = "total") -> tuple[list[tuple[int, int]], int, bool]:
         """([(one-step bound, guess), ...] in the total search's order, the node's branching,
         whether every allowed guess was scored) for a node of more than two candidates."""
-        depth = min(depth, len(cands))
-        lb0 = int(self.bounds.LB[self.branches, len(cands), min(depth, DCAP)])
+        bounds, _ = self.cost(cost)
+        if bounds.last_cost == 0:
+            depth = min(depth, len(cands))
+        lb0 = int(bounds.LB[self.branches, len(cands), min(depth, DCAP)])
         ranked, bound, _, _, branching, complete, solved = rank_total(
-            self.problem, self.orbits, self.bounds, self.run, cands, depth, beta, self.branches,
+            self.problem, self.orbits, bounds, self.run, cands, depth, beta, self.branches,
             lb0, self._path(path), len(path))
         return ([(int(b), int(g)) for b, g in zip(bound, ranked, strict=True)], int(branching),
                 bool(complete) or solved >= 0)
@@ -156,7 +171,7 @@ class Solver:
         """Compile (or load from numba's cache) every kernel, on a set the game cannot reach: every
         rule off (symmetry would not hold for it) and the tables left untouched."""
         saved = self.run
-        self.run = Run(0, saved.stats, saved.out)
+        self.run = saved._replace(opts=0)
         try:
             small = self.all_codes[:3]
             self.feasible(small, 2)
@@ -194,8 +209,10 @@ class Solver:
     def height_tree(self, depth: int, cands: np.ndarray | None = None, path=()) -> Node:
         return self._tree(depth, cands, list(path), lambda c, d, p: self.feasible(c, d, p))
 
-    def total_tree(self, depth: int, cands: np.ndarray | None = None, path=()) -> Node:
-        return self._tree(depth, cands, list(path), lambda c, d, p: self.min_total(c, d, path=p)[1])
+    def total_tree(self, depth: int, cands: np.ndarray | None = None, path=(),
+                   cost: str = "total") -> Node:
+        return self._tree(depth, cands, list(path),
+                          lambda c, d, p: self.min_total(c, d, path=p, cost=cost)[1])
 
     def _tree(self, depth: int, cands, path: list[int], choose) -> Node:
         cands = self.root() if cands is None else cands
