@@ -139,10 +139,12 @@ def timed(command: list[str], tree: Path) -> tuple[float, str]:
     return seconds, lines[-1] if lines else ""
 
 
-def side_by_side(rev: str, classes: int, rounds: int, long: bool) -> None:
-    """This tree (A) against revision ``rev`` (B), in turn, after one warm-up each (numba
-    compiles each tree's kernels once)."""
+def side_by_side(rev: str, classes: int, rounds: int, long: bool, this: str | None) -> None:
+    """This tree (A; or a copy of revision ``this``, which edits made meanwhile cannot reach)
+    against revision ``rev`` (B), in turn, after one warm-up each (numba compiles each tree's
+    kernels once)."""
     other = checkout(rev)
+    mine = checkout(this) if this else ROOT
     python = sys.executable
     cases = [(f"battleship: refute {classes} classes at height 5, 2 workers",
               [python, "-c", CLASSES_NOW, str(classes)],
@@ -152,18 +154,22 @@ def side_by_side(rev: str, classes: int, rounds: int, long: bool) -> None:
                  "-o", os.devnull]
         cases.append(("moo build bulls-cows --objective total (whole command)", build, build,
                       False))
-    for label, mine, theirs, inner in cases:
-        timed(mine, ROOT)
+    for label, ours, theirs, inner in cases:
+        timed(ours, mine)
         timed(theirs, other)  # warm-up: compile or load each tree's kernels
         a, b = [], []
         for _ in range(rounds):
-            for side, command, tree in ((a, mine, ROOT), (b, theirs, other)):
+            for side, command, tree in ((a, ours, mine), (b, theirs, other)):
                 seconds, line = timed(command, tree)
                 side.append(float(line.split()[0]) if inner else seconds)
         ma, mb = statistics.median(a), statistics.median(b)
-        print(f"{label}: this tree {ma:.1f} s (runs {', '.join(f'{x:.1f}' for x in a)}), "
+        print(f"{label}: {args_this(mine)} {ma:.1f} s (runs {', '.join(f'{x:.1f}' for x in a)}), "
               f"{rev} {mb:.1f} s (runs {', '.join(f'{x:.1f}' for x in b)}), "
               f"ratio {ma / mb:.3f}", flush=True)
+
+
+def args_this(tree: Path) -> str:
+    return "this tree" if tree == ROOT else tree.name
 
 
 def main() -> int:
@@ -174,6 +180,8 @@ def main() -> int:
                         help="with --against: how many Battleship classes (default 3)")
     parser.add_argument("--against", metavar="REV", help="compare with this git revision")
     parser.add_argument("--rounds", type=int, default=2, help="runs per side with --against")
+    parser.add_argument("--this", metavar="REV", help="with --against: time a copy of this "
+                        "revision, not the working tree")
     parser.add_argument("--skip-table", action="store_true", help="only the side by side")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
@@ -189,7 +197,7 @@ def main() -> int:
             print(f"{label:36} {r['value']:>7} {r['setup']:>9.2f} {r['search']:>9.2f} "
                   f"{r['nodes']:>10}  {r['where']}{flag}", flush=True)
     if args.against:
-        side_by_side(args.against, args.battleship or 3, args.rounds, args.long)
+        side_by_side(args.against, args.battleship or 3, args.rounds, args.long, args.this)
     return 1 if failures else 0
 
 
