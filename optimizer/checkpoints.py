@@ -46,21 +46,30 @@ def show(args) -> int:
         heights[entry["height"]] = heights.get(entry["height"], 0) + 1
     for height, count in sorted(heights.items()):
         print(f"  height: {count} first-guess classes claimed refuted within {height} guesses")
-    for depth, facts in sorted(log.totals.items()):
+    for (cost, depth), facts in sorted(log.totals.items()):
         limit = "no depth limit" if depth >= game.n_codes else f"within {depth} guesses"
         exact = [e["exact"] for e in facts.classes.values() if "exact" in e]
         bounds = [e["at_least"] for e in facts.classes.values() if "at_least" in e]
-        print(f"  total, {limit}: {len(exact)} classes with an exact least total"
-              + (f" (least {min(exact)})" if exact else "")
+        print(f"  {cost}, {limit}: {len(exact)} classes with an exact least {cost}"
+              + (f" (least {_shown(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
-              + (f" (least {min(bounds)})" if bounds else ""))
+              + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
         if facts.incumbent is not None:
             value, root = facts.incumbent
-            print(f"    best tree: total {value} (average {value / game.n_codes:.4f}), opening "
+            print(f"    best tree: {_shown(cost, value)}, opening "
                   f"{game.format_code(root.guess)}; checked by replay")
     if not heights and not log.totals:
         print("  no facts yet")
     return FINISHED
+
+
+def _shown(cost: str, value: int) -> str:
+    from .kernels.bundles import LAST_FIRST
+
+    if cost == "deepest":
+        deep, total = divmod(value, LAST_FIRST)
+        return f"{value} ({deep} at the depth limit, total {total})"
+    return str(value)
 
 
 def merge(args) -> int:
@@ -91,8 +100,8 @@ def verify(args) -> int:
     log = Checkpoint.read(args.file)
     game = log.game
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
-    for depth, facts in sorted(log.totals.items()):
-        claims += [("total", g, depth, e) for g, e in sorted(facts.classes.items())]
+    for (cost, depth), facts in sorted(log.totals.items()):
+        claims += [(cost, g, depth, e) for g, e in sorted(facts.classes.items())]
     if args.sample is not None and args.sample < len(claims):
         claims = random.Random(args.seed).sample(claims, args.sample)
     deadline = args.started + args.time_limit if args.time_limit is not None else None
@@ -145,10 +154,12 @@ def _check(search, kind: str, guess: int, depth: int, entry):
                 guess, parts, depth - 1, out)
             return root is None, text
         claimed = entry.get("exact", entry.get("at_least"))
-        text = (f"{code} within {depth}: least total "
+        text = (f"{code} within {depth}: least {kind} "
                 + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
         ceiling = claimed + 1 if "exact" in entry else claimed
-        value, root = TotalSearch(search.solver, search.engine, **args).class_total(
+        searcher = TotalSearch(search.solver, search.engine, **args)
+        searcher.cost = kind
+        value, root = searcher.class_total(
             guess, parts, depth, ceiling, _NoBar(), lambda lower: None, out)
     except (TimeoutError, KeyboardInterrupt):
         return None, ""

@@ -285,7 +285,7 @@ def _recheck(tree, result) -> dict:
         raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
     optimum = objective.value(replay(best))
     own = objective.value(result)
-    names = ",".join((objective.first,) + ((objective.tie,) if objective.tie else ()))
+    names = ",".join(objective.components)
     shown = ", ".join(map(str, optimum))
     defects = []
     if tree.optimal and own != optimum:

@@ -1,6 +1,10 @@
-"""Exact objectives (``height``, ``total``, ``total@K``, ``height,total``, ``total,height``) and
-the value a replayed tree has under each. No numba: ``moo verify`` checks a file's claims against
-its objective and must start instantly."""
+"""Exact objectives and the value a replayed tree has under each. No numba: ``moo verify``
+checks a file's claims against its objective and must start instantly.
+
+- ``height``, ``total``, ``total@K`` (height at most K), ``height,total``, ``total,height``;
+- ``deepest@K``: among trees of height at most K, the fewest secrets solved with exactly K
+  guesses, then the least total; ``height,deepest``: the same with K the least height.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ class Figures(Protocol):
 
     height: int
     total: int
+    histogram: dict[int, int]
 
 
 @dataclass(frozen=True)
@@ -31,23 +36,53 @@ class Objective:
 
     @classmethod
     def parse(cls, text: str) -> Objective:
-        match = re.fullmatch(r"(height|total)(?:,(height|total))?(?:@([0-9]{1,9}))?", text.strip())
-        if not match or match.group(1) == match.group(2):
+        text = text.strip()
+        match = re.fullmatch(r"(height|total|deepest)(?:,(height|total|deepest))?"
+                             r"(?:@([0-9]{1,9}))?", text)
+        known = match is not None and (match.group(1), match.group(2)) in _PAIRS
+        if not known or (match.group(1) == "deepest" and match.group(3) is None):
             raise ValueError(
-                f"unknown objective {text[:40]!r}: use height, total, height,total, total,height "
-                "or total@K"
+                f"unknown objective {text[:40]!r}: use height, total, height,total, total,height, "
+                "total@K, height,deepest or deepest@K"
             )
         depth = int(match.group(3)) if match.group(3) else None
         if depth is not None and depth < 1:
             raise ValueError(f"objective {text!r}: the depth limit must be at least 1")
         if depth is not None and match.group(1) == "height":
-            raise ValueError(f"objective {text!r}: a depth limit applies to total (total@K)")
+            raise ValueError(f"objective {text!r}: a depth limit applies to total and deepest "
+                             "(total@K, deepest@K)")
         return cls(match.group(1), match.group(2), depth)
 
-    def value(self, figures: Figures) -> tuple[int, ...]:
-        """What the objective minimises, compared lexicographically: (first, tie-break)."""
+    @property
+    def components(self) -> tuple[str, ...]:
+        """What is minimised, in order (the deepest count is always followed by the total)."""
         parts = (self.first,) + ((self.tie,) if self.tie else ())
-        return tuple(getattr(figures, part) for part in parts)
+        return parts + (("total",) if parts[-1] == "deepest" else ())
+
+    def figure(self, name: str, figures: Figures) -> int:
+        """One component of a replayed tree: its height, total, or the secrets it solves at the
+        last level allowed (the depth limit, else its own height)."""
+        if name == "deepest":
+            return figures.histogram.get(self.depth or figures.height, 0)
+        return getattr(figures, name)
+
+    def value(self, figures: Figures) -> tuple[int, ...]:
+        """What the objective minimises, compared lexicographically."""
+        return tuple(self.figure(part, figures) for part in self.components)
+
+
+def cost_value(cost: str, depth: int, figures: Figures) -> int:
+    """What a least-cost search (``kernels.bundles.COSTS``) counts for a replayed tree whose
+    depth limit is ``depth``."""
+    from .kernels.bundles import COSTS  # numpy only
+
+    guess_cost, last_cost = COSTS[cost]
+    return guess_cost * figures.total + last_cost * figures.histogram.get(depth, 0)
+
+
+# (first, tie-break) pairs that are objectives; deepest needs its depth: deepest@K
+_PAIRS = {("height", None), ("total", None), ("height", "total"), ("total", "height"),
+          ("height", "deepest"), ("deepest", None)}
 
 
 def exact_objective(text: str) -> Objective | None:

@@ -1,4 +1,6 @@
-"""``moo prove GAME --height K``: checks the claim "K guesses is the optimal worst case".
+"""``moo prove GAME --height K``: checks the claim "K guesses is the optimal worst case";
+``moo prove GAME --height K --deepest N``: the claim "among trees of height K, the fewest secrets
+needing all K guesses is N".
 
 Both halves come from one exhaustive least-height search: a tree of height K is built and replayed
 over every secret, and the search that found no tree of height K - 1 considered every guess class
@@ -20,6 +22,9 @@ from .games import parse_game
 def configure(parser) -> None:
     parser.add_argument("game")
     parser.add_argument("--height", type=int, required=True, help="the claimed optimal height K")
+    parser.add_argument("--deepest", type=int, default=None, metavar="N",
+                        help="claim instead: among trees of height K, at least N secrets need "
+                             "all K guesses, and a tree with exactly N exists")
     parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -96,7 +101,68 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     return result
 
 
+def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
+                  workers: int | None = None, progress: bool = True, output: str | None = None,
+                  checkpoint: str | None = None, time_limit: float | None = None,
+                  scheduler: str | None = None, started: float | None = None) -> dict:
+    """Search the fewest secrets solved with exactly ``height`` guesses among trees of height at
+    most ``height`` and return what was shown about the claim that it is ``claim``."""
+    from .objective import cost_value
+    from .search.objectives import Search, height_incumbent
+    from .tree import Tree, replay, write_tree
+
+    if height < 1 or claim < 0:
+        raise ValueError("--height must be at least 1 and --deepest at least 0")
+    start = started if started is not None else time.monotonic()
+    deadline = start + time_limit if time_limit is not None else None
+    game = parse_game(spec)
+    with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
+                progress=progress, checkpoint=checkpoint) as search:
+        incumbent = height_incumbent(game, guesses, deadline)
+        search.ready()
+        setup = time.monotonic() - start
+        low = search.min_height(incumbent)
+        found, meta = low, {}
+        if low.optimal and low.value <= height:
+            found, _ = search.fewest_deepest(height, low.root, meta, lexicographic=False)
+        where = search.engine.where
+    result = {
+        "game": game.spec, "guesses": guesses, "height": height, "claim": claim,
+        "finished": found.optimal, "least_height": low.value if low.optimal else None,
+        "optimum": found.value if found.optimal and found is not low else None,
+        "lower_bound": found.lower_bound if found is not low else None,
+        "setup_seconds": round(setup, 3), "search_seconds": round(low.seconds + (
+            found.seconds if found is not low else 0), 3),
+        "nodes": low.nodes + (found.nodes if found is not low else 0), "engine": where,
+        "classes_searched": found.searched, "classes_taken": found.taken,
+    }
+    if checkpoint:
+        result["checkpoint"] = {"file": checkpoint}
+    if not found.optimal:
+        return result
+    if found is low:  # the least height is above the claim's: no tree of that height at all
+        result.update(optimum=None, holds=False, achievable=False, lower_impossible=False)
+        return result
+    tree = Tree(game=game, root=found.root, objective=f"deepest@{height}", guesses=guesses)
+    check = replay(tree)
+    deepest = cost_value("deep", height, check)
+    if check.defects or check.height > height or deepest != found.value:
+        raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
+    result["tree"] = {"height": check.height, "total": check.total, "deepest": deepest}
+    if output:
+        tree.meta = {"program": "moo-optimizer", "proof": f"fewer than {deepest} secrets at "
+                     f"depth {height} impossible", "deep_search": meta.get("deep_search")}
+        write_tree(tree, output)
+        result["tree"]["file"] = output
+    result["achievable"] = found.value <= claim
+    result["lower_impossible"] = found.value >= claim
+    result["holds"] = found.value == claim
+    return result
+
+
 def run(args) -> int:
+    if args.deepest is not None:
+        return _run_deepest(args)
     result = prove_height(args.game, args.height, args.guesses, args.workers,
                           progress=not (args.quiet or args.json), output=args.output,
                           checkpoint=args.checkpoint, time_limit=args.time_limit,
@@ -135,6 +201,48 @@ def run(args) -> int:
             print(f"PROVEN: the optimal worst case is {k}")
         return FINISHED
     print(f"CLAIM FAILS: the optimal worst case is {opt}")
+    return CLAIM_FAILS
+
+
+def _run_deepest(args) -> int:
+    result = prove_deepest(args.game, args.height, args.deepest, args.guesses, args.workers,
+                           progress=not (args.quiet or args.json), output=args.output,
+                           checkpoint=args.checkpoint, time_limit=args.time_limit,
+                           scheduler=args.scheduler, started=args.started)
+    if args.json:
+        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+    k, n, opt = result["height"], result["claim"], result["optimum"]
+    if not result["finished"]:
+        if not args.json:
+            print(f"UNFINISHED: {result['game']} ({result['guesses']} guesses) after "
+                  f"{result['search_seconds']:.0f} s, {result['nodes']} nodes; proven so far: "
+                  f"at least {result['lower_bound'] or 0} secrets need {k} guesses")
+        return STOPPED
+    if args.json:
+        return FINISHED if result["holds"] else CLAIM_FAILS
+    print(f"claim: {result['game']} ({result['guesses']} guesses): among trees of height {k}, "
+          f"the fewest secrets needing all {k} guesses is {n}")
+    if opt is None:
+        print(f"CLAIM FAILS: no tree has height {k}; the least height is "
+              f"{result['least_height']}")
+        return CLAIM_FAILS
+    tree = result["tree"]
+    mark = "[yes]" if result["achievable"] else "[no] "
+    print(f"  {mark} a tree of height {tree['height']} with {opt} secrets at depth {k} was built "
+          f"and replayed over every secret (total {tree['total']})")
+    how = "exhaustive search found none" if not result["classes_taken"] else (
+        f"exhaustive search, with {result['classes_taken']} first-guess classes taken from "
+        f"{result['checkpoint']['file']} (not checked by this run)")
+    print(f"  {'[yes]' if result['lower_impossible'] else '[no] '} fewer than {opt} is "
+          f"impossible: {how}")
+    print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
+          f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
+    if tree.get("file"):
+        print(f"  tree written to {tree['file']}")
+    if result["holds"]:
+        print(f"PROVEN: among trees of height {k}, the fewest secrets needing {k} guesses is {n}")
+        return FINISHED
+    print(f"CLAIM FAILS: the fewest is {opt}")
     return CLAIM_FAILS
 
 

@@ -450,7 +450,7 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
         if lower < 0:
             defects.append(f"lower_bound: {lower} is negative")
         if objective is not None:
-            own = getattr(result, objective.first)
+            own = objective.figure(objective.first, result)
             if lower > own:
                 defects.append(f"lower_bound: {lower} claims that no tree has a {objective.first} "
                                f"below it, but this tree's {objective.first} is {own}")

@@ -202,7 +202,7 @@ def test_total_facts_are_true(tmp_path):
     path = tmp_path / "cp.json"
     tree = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
     log = Checkpoint(path, game, "any")
-    facts = log.totals[game.n_codes]
+    facts = log.totals["total", game.n_codes]
     assert facts.incumbent[0] == replay(tree).total == 73
     assert facts.classes
     for guess, entry in facts.classes.items():
@@ -249,7 +249,7 @@ def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
     assert moo(["checkpoint", "merge", str(a), str(b), "-o", str(tmp_path / "c.json")]) == 0
     merged = Checkpoint(tmp_path / "c.json", game, "any")
     assert merged.refuted == Checkpoint(b, game, "any").refuted
-    assert merged.totals[27].incumbent[0] == 73
+    assert merged.totals["total", 27].incumbent[0] == 73
     data = orjson.loads(a.read_bytes())
     code, entry = next(iter(data["total"]["27"]["classes"].items()))
     data["total"]["27"]["classes"][code] = {"exact": next(iter(entry.values())) - 1}
@@ -274,4 +274,4 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 1
     assert f"does not hold: {code} within 27" in capsys.readouterr().out
     assert moo(["checkpoint", "show", str(path)]) == 0
-    assert "best tree: total 73" in capsys.readouterr().out
+    assert "best tree: 73, opening" in capsys.readouterr().out

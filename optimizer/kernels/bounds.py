@@ -13,13 +13,7 @@ makes on it) bounds every node below it: deep nodes get much tighter tables (OPT
 import numpy as np
 from numba import njit
 
-from .bundles import DCAP, INF, Bounds
-
-# The weight of a secret solved at the last level allowed when that count comes before the total
-# (objective "deepest"): above any total of any game (40000 codes x 40 levels < 2^21).
-LAST_FIRST = 1 << 22
-# What each least-cost objective weighs: (guess_cost, last_cost) of bundles.Bounds.
-COSTS = {"total": (1, 0), "deepest": (1, LAST_FIRST), "deep": (0, 1)}
+from .bundles import COSTS, DCAP, INF, Bounds
 
 
 def bound_tables(n_codes: int, branches: int, counting: bool = True,

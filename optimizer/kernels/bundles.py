@@ -30,6 +30,11 @@ OPT_SMALL = 256  # parts of one or two candidates are exact: 1 and 3 (height, to
 OPT_ALL = 511
 # The counting bounds themselves (bounds.py) are switched off by building trivial tables.
 
+# What each least-cost search minimises: guess_cost x (guesses summed over the secrets) +
+# last_cost x (secrets solved at the last level allowed); see Bounds.
+LAST_FIRST = 1 << 22  # above any total of any game: the deepest count comes first
+COSTS = {"total": (1, 0), "deepest": (1, LAST_FIRST), "deep": (0, 1)}
+
 # Run.stats slots
 ST_NODES = 0  # calls of feasible / min_total
 ST_TT_HITS = 1  # answers taken from the table

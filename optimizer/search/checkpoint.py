@@ -12,6 +12,8 @@ about the trees that open with one guess (one per root symmetry class):
 - ``total[DEPTH].incumbent = {"value": v, "root": NODE}``: the best tree found within DEPTH
   (a node of the public tree format); it is replayed over every secret when loaded, so its value
   is checked, not taken.
+- ``deepest`` and ``deep``: the same for the other least costs (kernels.bundles.COSTS):
+  2^22 x (secrets solved with DEPTH guesses) + total, and that count alone.
 
 The file is rewritten atomically after every settled class. Version 1 files (height refutations
 only, ``moo-height-checkpoint``) are read as well.
@@ -25,6 +27,7 @@ from pathlib import Path
 import orjson
 
 from ..games import Game, GameError
+from ..objective import cost_value
 from ..tree import Node, Tree, TreeError, _node_from_json, _node_to_json, replay, write_atomic
 
 FORMAT = "moo-checkpoint"
@@ -36,7 +39,10 @@ MEANING = {
     "total.classes": "the least total within DEPTH guesses of the strategies opening with this "
                      "guess is 'exact', or at least 'at_least'",
     "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
+    "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
+    "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
 }
+COSTS = ("total", "deepest", "deep")
 
 
 class CheckpointError(ValueError):
@@ -59,7 +65,7 @@ class Checkpoint:
         self.path = Path(path) if path is not None else None
         self.game, self.guesses = game, guesses
         self.refuted: dict[int, dict] = {}  # guess -> {"height", "nodes", "seconds"}
-        self.totals: dict[int, TotalFacts] = {}  # depth -> facts
+        self.totals: dict[tuple[str, int], TotalFacts] = {}  # (cost, depth) -> facts
         if load and self.path is not None and self.path.exists():
             self._load(self.path)
 
@@ -87,7 +93,7 @@ class Checkpoint:
         if (fmt, version) == (OLD_FORMAT, 1):
             allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
         elif (fmt, version) == (FORMAT, VERSION):
-            allowed = {"format", "version", "game", "guesses", "meaning", "height", "total"}
+            allowed = {"format", "version", "game", "guesses", "meaning", "height", *COSTS}
         else:
             raise CheckpointError(f"{where}: not a checkpoint this program reads (format "
                                   f"{fmt!r} version {version!r}; expected {FORMAT!r} version "
@@ -106,8 +112,9 @@ class Checkpoint:
         if set(height) - {"refuted"}:
             raise CheckpointError(f"{where}: height: only 'refuted' is known")
         self._load_refuted(height.get("refuted", {}), f"{where}: height.refuted")
-        for text, facts in _object(data.get("total", {}), f"{where}: total").items():
-            self._load_total(text, facts, f"{where}: total[{text!r}]")
+        for cost in COSTS:
+            for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
+                self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
 
     def _load_refuted(self, entries, where: str) -> None:
         for text, entry in _object(entries, where).items():
@@ -126,25 +133,27 @@ class Checkpoint:
                 raise CheckpointError(f"{where}[{text!r}].seconds: a number >= 0")
             self.refuted[guess] = entry
 
-    def _load_total(self, text: str, facts, where: str) -> None:
+    def _load_total(self, cost: str, text: str, facts, where: str) -> None:
         if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
             raise CheckpointError(f"{where}: a depth limit is a positive whole number")
         facts = _object(facts, where)
         if set(facts) - {"classes", "incumbent"}:
             raise CheckpointError(f"{where}: keys are classes, incumbent")
-        known = self.totals.setdefault(int(text), TotalFacts())
+        known = self.totals.setdefault((cost, int(text)), TotalFacts())
         for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
             guess = self._code(code, f"{where}.classes")
             entry = _object(entry, f"{where}.classes[{code!r}]")
             if len(entry) != 1 or next(iter(entry)) not in ("exact", "at_least"):
                 raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least")
             kind, value = next(iter(entry.items()))
+            least = 0 if cost == "deep" else self.game.n_codes  # every secret costs a guess
             known.classes[guess] = {kind: _count(value, f"{where}.classes[{code!r}].{kind}",
-                                                 self.game.n_codes)}
+                                                 least)}
         if "incumbent" in facts:
-            known.incumbent = self._incumbent(facts["incumbent"], int(text), f"{where}.incumbent")
+            known.incumbent = self._incumbent(cost, facts["incumbent"], int(text),
+                                              f"{where}.incumbent")
 
-    def _incumbent(self, raw, depth: int, where: str) -> tuple[int, Node]:
+    def _incumbent(self, cost: str, raw, depth: int, where: str) -> tuple[int, Node]:
         raw = _object(raw, where)
         if set(raw) != {"value", "root"}:
             raise CheckpointError(f"{where}: keys are value, root")
@@ -155,10 +164,11 @@ class Checkpoint:
         result = replay(Tree(self.game, root, "total", self.guesses))
         if result.defects:
             raise CheckpointError(f"{where}: the tree does not replay: {result.defects[0]}")
-        if result.total != raw["value"] or result.height > depth:
-            raise CheckpointError(f"{where}: says total {raw['value']!r} within {depth}, a replay "
-                                  f"gives total {result.total}, height {result.height}")
-        return result.total, root
+        value = cost_value(cost, depth, result)
+        if value != raw["value"] or result.height > depth:
+            raise CheckpointError(f"{where}: says {cost} {raw['value']!r} within {depth}, a "
+                                  f"replay gives {value} and height {result.height}")
+        return value, root
 
     def _code(self, text: str, where: str) -> int:
         try:
@@ -186,36 +196,40 @@ class Checkpoint:
     def count_refuted(self, height: int) -> int:
         return sum(1 for entry in self.refuted.values() if entry["height"] >= height)
 
-    def total_lower_bound(self, guess: int, depth: int) -> int:
-        """What the file says the least total within ``depth`` opening with ``guess`` is at least
-        (exact values included; 0: nothing known). A fact within a smaller depth limit is no
-        bound here (more depth can only lower a total), one within a larger limit is."""
+    def total_lower_bound(self, cost: str, guess: int, depth: int) -> int:
+        """What the file says the least ``cost`` within ``depth`` opening with ``guess`` is at
+        least (exact values included; 0: nothing known). For the total, a fact within a larger
+        depth limit is a bound too (more depth can only lower a total); the other costs count the
+        secrets at the depth limit itself, so only facts of the same limit are."""
         best = 0
-        for limit, facts in self.totals.items():
+        for (kind, limit), facts in self.totals.items():
             entry = facts.classes.get(guess)
-            if entry is not None and limit >= depth:
+            if entry is None or kind != cost:
+                continue
+            if limit == depth or (cost == "total" and limit > depth):
                 best = max(best, next(iter(entry.values())))
         return best
 
-    def record_total(self, guess: int, depth: int, value: int, exact: bool) -> None:
-        facts = self.totals.setdefault(depth, TotalFacts())
+    def record_total(self, cost: str, guess: int, depth: int, value: int, exact: bool) -> None:
+        facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.classes.get(guess)
         if old is not None and ("exact" in old or old["at_least"] >= value) and not exact:
             return
         facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
         self.save()
 
-    def better_incumbent(self, depth: int, upper: int | None, root: Node | None):
-        """(total, root) of the best of a caller's tree and the file's trees within ``depth``
-        (a tree within a smaller limit is within this one too)."""
-        for limit, facts in self.totals.items():
-            if limit <= depth and facts.incumbent is not None and (
+    def better_incumbent(self, cost: str, depth: int, upper: int | None, root: Node | None):
+        """(value, root) of the best of a caller's tree and the file's trees within ``depth``
+        (for the total, a tree within a smaller limit is within this one too)."""
+        for (kind, limit), facts in self.totals.items():
+            fits = limit == depth or (cost == "total" and limit < depth)
+            if kind == cost and fits and facts.incumbent is not None and (
                     upper is None or facts.incumbent[0] < upper):
                 upper, root = facts.incumbent
         return upper, root
 
-    def record_incumbent(self, depth: int, value: int, root: Node) -> None:
-        facts = self.totals.setdefault(depth, TotalFacts())
+    def record_incumbent(self, cost: str, depth: int, value: int, root: Node) -> None:
+        facts = self.totals.setdefault((cost, depth), TotalFacts())
         if facts.incumbent is None or value < facts.incumbent[0]:
             facts.incumbent = (int(value), root)
             self.save()
@@ -229,19 +243,20 @@ class Checkpoint:
         for guess, entry in other.refuted.items():
             if entry["height"] > self.refuted_height(guess):
                 self.refuted[guess] = entry
-        for depth, facts in other.totals.items():
-            mine = self.totals.setdefault(depth, TotalFacts())
+        for key, facts in other.totals.items():
+            mine = self.totals.setdefault(key, TotalFacts())
             for guess, entry in facts.classes.items():
-                mine.classes[guess] = self._union(guess, depth, mine.classes.get(guess), entry)
+                mine.classes[guess] = self._union(guess, key, mine.classes.get(guess), entry)
             if facts.incumbent is not None and (
                     mine.incumbent is None or facts.incumbent[0] < mine.incumbent[0]):
                 mine.incumbent = facts.incumbent
         self.check()
 
-    def _union(self, guess: int, depth: int, a: dict | None, b: dict) -> dict:
+    def _union(self, guess: int, key: tuple[str, int], a: dict | None, b: dict) -> dict:
         if a is None:
             return b
         code = self.game.format_code(guess)
+        depth = f"{key[1]} ({key[0]})"
         if "exact" in a and "exact" in b and a != b:
             raise CheckpointError(f"contradiction: {code} within {depth}: exact {a['exact']} "
                                   f"and exact {b['exact']}")
@@ -257,16 +272,16 @@ class Checkpoint:
     def check(self) -> None:
         """Facts that contradict each other: a class's least total above a tree that opens with
         it, or a refuted height at or above such a tree's height."""
-        for depth, facts in self.totals.items():
+        for (cost, depth), facts in self.totals.items():
             if facts.incumbent is None:
                 continue
             value, root = facts.incumbent
-            known = self.total_lower_bound(root.guess, depth)
+            known = self.total_lower_bound(cost, root.guess, depth)
             if known > value:
                 raise CheckpointError(
-                    f"contradiction: the incumbent within {depth} opens with "
-                    f"{self.game.format_code(root.guess)} and totals {value}, but that class "
-                    f"is said to total at least {known}")
+                    f"contradiction: the {cost} incumbent within {depth} opens with "
+                    f"{self.game.format_code(root.guess)} and costs {value}, but that class "
+                    f"is said to cost at least {known}")
             height = replay(Tree(self.game, root, "total", self.guesses)).height
             if self.refuted_height(root.guess) >= height:
                 raise CheckpointError(
@@ -277,22 +292,22 @@ class Checkpoint:
     # --- writing -------------------------------------------------------------------------------
     def to_json(self) -> dict:
         code = self.game.format_code
-        total = {}
-        for depth, facts in sorted(self.totals.items()):
-            entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
-            if facts.incumbent is not None:
-                entry["incumbent"] = {"value": facts.incumbent[0],
-                                      "root": _node_to_json(self.game, facts.incumbent[1])}
-            total[str(depth)] = entry
-        return {
+        data = {
             "format": FORMAT,
             "version": VERSION,
             "game": self.game.spec,
             "guesses": self.guesses,
             "meaning": MEANING,
             "height": {"refuted": {code(g): e for g, e in sorted(self.refuted.items())}},
-            "total": total,
         }
+        for (cost, depth), facts in sorted(self.totals.items()):
+            entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
+            if facts.incumbent is not None:
+                entry["incumbent"] = {"value": facts.incumbent[0],
+                                      "root": _node_to_json(self.game, facts.incumbent[1])}
+            data.setdefault(cost, {})[str(depth)] = entry
+        data.setdefault("total", {})
+        return data
 
     def save(self, path: str | Path | None = None) -> None:
         target = Path(path) if path is not None else self.path

@@ -21,6 +21,7 @@ import itertools
 import logging
 import os
 import threading
+import time
 import uuid
 from concurrent import futures as cf
 
@@ -47,6 +48,37 @@ class Job:
         return value
 
 
+class _Completions:
+    """Wakes a waiting caller whenever a job finishes (each future calls back on completion), so
+    that waiting costs nothing per job still running. Dask's own wait(FIRST_COMPLETED) watches
+    every future anew at each call: with hundreds of short jobs pending, that cost the parent
+    more than the jobs cost the workers."""
+
+    def __init__(self):
+        self._event = threading.Condition()
+
+    def attach(self, job: Job) -> Job:
+        job.future.add_done_callback(self._notify)
+        return job
+
+    def _notify(self, _future) -> None:
+        with self._event:
+            self._event.notify_all()
+
+    def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
+        """The first of ``jobs`` (in their order) that is done; None after ``timeout``."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._event:
+            while True:
+                for job in jobs:
+                    if job.future.done():
+                        return job
+                left = 0.5 if end is None else min(0.5, end - time.monotonic())
+                if left <= 0:
+                    return None
+                self._event.wait(left)  # in slices: a signal is handled within half a second
+
+
 def open_engine(solver: Solver, workers: int | None = None, scheduler: str | None = None):
     """The engine for a search: Dask when a scheduler is named (argument or MOO_SCHEDULER) or
     ``workers`` > 1; in this process for ``workers`` 0 or 1; when ``workers`` is not given, one
@@ -71,17 +103,16 @@ class InProcess:
         self.where = "this process"
         self._threads = cf.ThreadPoolExecutor(1, thread_name_prefix="moo-search")
         self._ids = itertools.count()
+        self._done = _Completions()
+        self.wait = self._done.wait
 
     def ready(self) -> None:
         self.solver.warm_up()
 
     def submit(self, fn, *args) -> Job:
         job_id = next(self._ids)
-        return Job(job_id, self._threads.submit(run_job, self.solver, job_id, fn, args))
-
-    def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
-        return _first_done(jobs, cf.wait([j.future for j in jobs], timeout,
-                                         cf.FIRST_COMPLETED)[0])
+        future = self._threads.submit(run_job, self.solver, job_id, fn, args)
+        return self._done.attach(Job(job_id, future))
 
     def cancel(self, jobs: list[Job]) -> None:
         for job in jobs:
@@ -107,6 +138,8 @@ class Dask:
         self._cluster = None
         self._error: BaseException | None = None
         self._ids = itertools.count()
+        self._done = _Completions()
+        self.wait = self._done.wait
         self._session = uuid.uuid4().hex[:8]
         self._started = threading.Thread(target=self._start, args=(workers,), daemon=True)
         self._started.start()
@@ -166,16 +199,7 @@ class Dask:
 
         job_id = (self._session, next(self._ids))
         future = self.client().submit(on_worker, self.key, job_id, fn, *args, pure=False)
-        return Job(job_id, future)
-
-    def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
-        from distributed import wait
-
-        try:
-            done = wait([j.future for j in jobs], timeout=timeout, return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            return None
-        return _first_done(jobs, done.done)
+        return self._done.attach(Job(job_id, future))
 
     def cancel(self, jobs: list[Job]) -> None:
         from .dask_worker import cancel_on_worker
@@ -240,15 +264,6 @@ def _start_workers_deaf() -> None:
         os.chmod(tmp, 0o755)
         os.replace(tmp, path)
     multiprocessing.spawn.set_executable(path)
-
-
-def _first_done(jobs: list[Job], done) -> Job | None:
-    """The first of ``jobs`` (in their order) whose future is in ``done``."""
-    finished = set(map(id, done))
-    for job in jobs:
-        if id(job.future) in finished:
-            return job
-    return None
 
 
 class _EveryJob:

@@ -165,7 +165,7 @@ class HeightSearch(RootSearch):
             if not ranked:
                 self.cancel(list(jobs))
                 return None  # counting alone rules the largest part out
-            slices = [ranked[i:i + self.chunk] for i in range(0, len(ranked), self.chunk)]
+            slices = self.slices(ranked)
             open_slices[fid] = len(slices)
             for piece in slices:
                 job = self.submit(height_guesses, part, piece, depth, branching, [guess])

@@ -60,29 +60,33 @@ def height_guesses(solver: Solver, cands: np.ndarray, guesses: list[int], depth:
     return _counted(solver, work)
 
 
-def total_part(solver: Solver, cands: np.ndarray, depth: int, beta: int, path: list[int]):
-    """((least total of the part within ``depth`` if below ``beta``, else a lower bound), its
-    tree or None, nodes, CPU seconds)."""
+def total_part(solver: Solver, cands: np.ndarray, depth: int, beta: int, path: list[int],
+               cost: str = "total"):
+    """((least cost of the part within ``depth`` if below ``beta``, else a lower bound), its
+    tree or None, nodes, CPU seconds); the cost as in bundles.COSTS."""
 
     def work():
-        value, _ = solver.min_total(cands, depth, beta, path)
-        return value, solver.total_tree(depth, cands, path) if value < beta else None
+        value, _ = solver.min_total(cands, depth, beta, path, cost=cost)
+        if value >= beta:
+            return value, None
+        return value, solver.total_tree(depth, cands, path, cost)
 
     (value, tree), nodes, seconds = _counted(solver, work)
     return value, tree, nodes, seconds
 
 
 def total_guess(solver: Solver, cands: np.ndarray, guess: int, depth: int, beta: int,
-                branching: int, path: list[int]):
+                branching: int, path: list[int], cost: str = "total"):
     """total_part for trees of the part that open with ``guess``: one of a large part's guesses
     searched on its own (``branching``: the part's, as the kernel measured it)."""
 
     def work():
-        value, _ = solver.min_total(cands, depth, beta, path, bmax=branching, only=[guess])
+        value, _ = solver.min_total(cands, depth, beta, path, bmax=branching, only=[guess],
+                                    cost=cost)
         if value >= beta:
             return value, None
         below = list(path) + [guess]
-        return value, Node(guess, {fid: solver.total_tree(depth - 1, part, below)
+        return value, Node(guess, {fid: solver.total_tree(depth - 1, part, below, cost)
                                    for fid, part in solver.game.parts(guess, cands).items()})
 
     (value, tree), nodes, seconds = _counted(solver, work)

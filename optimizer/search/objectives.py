@@ -10,7 +10,7 @@ import time
 
 from ..games import Game
 from ..kernels.bundles import DCAP
-from ..objective import Objective
+from ..objective import Objective, cost_value
 from ..tree import Node, Tree, replay
 from .checkpoint import Checkpoint
 from .engine import open_engine
@@ -111,11 +111,32 @@ class Search:
         self.ready()
         return HeightSearch(self.solver, self.engine, **self._args()).min_height(incumbent)
 
-    def min_total(self, depth: int, upper: int | None = None,
-                  incumbent: Node | None = None) -> Outcome:
+    def min_total(self, depth: int, upper: int | None = None, incumbent: Node | None = None,
+                  cost: str = "total") -> Outcome:
+        """Least cost within ``depth`` (kernels.bundles.COSTS); ``incumbent``: a tree to beat,
+        ``upper`` its cost."""
         self.ready()
-        return TotalSearch(self.solver, self.engine, **self._args()).min_total(
-            depth, upper, incumbent)
+        search = TotalSearch(self.solver, self.engine, **self._args())
+        search.cost = cost
+        return search.min_total(depth, upper, incumbent)
+
+    def fewest_deepest(self, depth: int, start: Node, meta: dict,
+                       lexicographic: bool = True) -> tuple[Outcome, Outcome | None]:
+        """Among trees of height at most ``depth``, the fewest secrets solved with exactly
+        ``depth`` guesses (that count alone, the "deep" cost), then, when ``lexicographic``, the
+        least total among such trees (the "deepest" cost), each starting from the best tree
+        known (``start`` is within ``depth``). Returns (the count's search, the total's or
+        None)."""
+        replayed = replay(Tree(self.game, start, "", self.guesses))
+        count = self.min_total(depth, cost_value("deep", depth, replayed), start, "deep")
+        meta["deep_search"] = count.effort()
+        if not lexicographic or not count.optimal:
+            return count, None
+        tree = count.root if count.root is not None else start
+        replayed = replay(Tree(self.game, tree, "", self.guesses))
+        both = self.min_total(depth, cost_value("deepest", depth, replayed), tree, "deepest")
+        meta["deepest_search"] = both.effort()
+        return count, both
 
     # --- objectives ----------------------------------------------------------------------------
     def build(self, objective: str) -> Tree:
@@ -130,6 +151,8 @@ class Search:
         try:
             if obj.first == "height":
                 out = self._height_first(obj, meta, best)
+            elif obj.first == "deepest":
+                out = self._deepest_first(obj, depth, meta, best)
             else:
                 out = self._total_first(obj, depth, meta, best)
         except KeyboardInterrupt:  # between searches: write the best there is
@@ -145,9 +168,11 @@ class Search:
     def _height_first(self, obj: Objective, meta: dict, best: list) -> Outcome:
         out = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
         meta["height_search"] = out.effort()
-        if obj.tie != "total" or not out.optimal:
+        if obj.tie is None or not out.optimal:
             return out
         best.append(Outcome(out.value, out.root, False, out.value))
+        if obj.tie == "deepest":
+            return self._deepest(out.value, out.root, meta, best, out.value)
         start = _total_of(self.game, self.guesses, out.root), out.root
         upper = total_incumbent(self.game, self.guesses, out.value, self.deadline, start)
         total = self.min_total(out.value, *upper)
@@ -156,6 +181,41 @@ class Search:
             meta["total_lower_bound"] = int(total.lower_bound)
             total.lower_bound = out.value
         return total
+
+    def _deepest_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
+        """deepest@K: a tree within K to start from (the first-consistent tree, or else the least
+        height search's), then the fewest at depth K and the least total."""
+        start = best[0].root
+        if start is None:
+            low = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
+            meta["height_search"] = low.effort()
+            if low.root is None or low.value > depth:
+                if low.optimal:
+                    low.notes.append(f"no tree of height {depth} or less exists")
+                low.root = None
+                return low
+            start = low.root
+        best.append(Outcome(0, start, False, 0))
+        return self._deepest(depth, start, meta, best, None)
+
+    def _deepest(self, depth: int, start: Node, meta: dict, best: list,
+                 height: int | None) -> Outcome:
+        """The fewest secrets at ``depth`` then the least total (value 2^22 x count + total), the
+        count proven first. ``height``: the proven least height when it is the first component
+        (height,deepest), which is then the tree's lower bound when not all is proven."""
+        count, both = self.fewest_deepest(depth, start, meta)
+        out = both if both is not None else count
+        if count.optimal:
+            meta["deepest_proven"] = count.value
+        if both is None or not both.optimal:
+            if count.root is not None:
+                best.append(Outcome(0, count.root, False, 0))
+            out = _stopped(out) if out.stopped else out
+            if out.root is None or both is None:
+                out.root = best[-1].root
+            out.optimal = False
+            out.lower_bound = height if height is not None else count.lower_bound
+        return out
 
     def _total_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
         first = best[0]
@@ -173,6 +233,8 @@ class Search:
         first component: what is written if the run is stopped before anything better exists."""
         height, total, root = _greedy(self.game, "first-consistent", self.guesses)
         s, n = self.solver, self.game.n_codes
+        if obj.first == "deepest":
+            return Outcome(0, root if height <= depth else None, False, 0)
         if obj.first == "height":
             lower = 1
             while s.bounds.M[s.branches, min(lower, DCAP)] < n:
@@ -209,6 +271,8 @@ class Search:
         claimed = replayed.height if obj.first == "height" and not obj.tie else None
         if obj.first == "total" or obj.tie == "total":
             claimed = replayed.total
+        if "deepest" in obj.components:
+            claimed = cost_value("deepest", obj.depth or replayed.height, replayed)
         if out.optimal and claimed != out.value:
             raise RuntimeError(f"the search claimed {out.value} but its tree replays to {claimed}")
         return tree

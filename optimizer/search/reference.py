@@ -56,6 +56,35 @@ def plain_values(game: Game, guesses: str = "any"):
     return height, total
 
 
+def plain_cost(game: Game, guesses: str = "any"):
+    """cost(cands, depth, guess_cost, last_cost): the least guess_cost x (guesses summed over the
+    secrets) + last_cost x (secrets solved with exactly ``depth`` guesses) among trees of height
+    at most ``depth``, by its definition (kernels.bundles.COSTS names the weights searched)."""
+    matrix = game.feedback_matrix()
+    everything = range(game.n_codes)
+
+    @cache
+    def cost(cands: frozenset, depth: int, guess_cost: int, last_cost: int) -> float:
+        if depth < 1:
+            return INFINITY
+        if len(cands) == 1:
+            return guess_cost + (last_cost if depth == 1 else 0)
+        best = INFINITY
+        for g in (sorted(cands) if guesses == "consistent" else everything):
+            parts: dict[int, list[int]] = {}
+            for s in cands:
+                if s != g:
+                    parts.setdefault(int(matrix[g, s]), []).append(s)
+            if len(parts) == 1 and g not in cands:
+                continue  # tells nothing apart
+            here = guess_cost * len(cands)  # the winning candidate, if any, is solved at depth 1
+            best = min(best, here + sum(cost(frozenset(p), depth - 1, guess_cost, last_cost)
+                                        for p in parts.values()))
+        return best
+
+    return cost
+
+
 def plain_optimum(game: Game, guesses: str = "any", depth: int | None = None):
     """(min height, min total, min total within the min height) of the whole game."""
     height, total = plain_values(game, guesses)
@@ -65,4 +94,4 @@ def plain_optimum(game: Game, guesses: str = "any", depth: int | None = None):
     return int(h), int(unlimited), int(total(root, h))
 
 
-__all__ = ["plain_values", "plain_optimum", "np"]
+__all__ = ["plain_values", "plain_optimum", "plain_cost", "np"]

@@ -46,7 +46,8 @@ class RootSearch:
     value after which the search stops with what it has."""
 
     split_size = 200  # a part this large has its guesses run as separate jobs
-    chunk = 16  # guesses per job of a split part (height)
+    chunk = 16  # guesses per job of a split part (height), at the least
+    slices_per_worker = 8  # a split part's guesses make about this many jobs per worker
 
     def __init__(self, solver: Solver, engine, deadline: float | None = None,
                  progress: bool = True, checkpoint=None):
@@ -74,6 +75,14 @@ class RootSearch:
     def splits(self, part: np.ndarray) -> bool:
         """Whether a part is worth running guess by guess on several workers."""
         return self.engine.workers > 1 and len(part) >= self.split_size
+
+    def slices(self, guesses: list[int]) -> list[list[int]]:
+        """A split part's guesses in jobs of consecutive guesses: enough jobs for every worker
+        to stay busy to the end, few enough that the round trip of a job (a few milliseconds
+        through the scheduler, more when the parent is busy) stays small beside its work."""
+        per_job = max(self.chunk, -(-len(guesses) // (self.slices_per_worker
+                                                     * self.engine.workers)))
+        return [guesses[i:i + per_job] for i in range(0, len(guesses), per_job)]
 
     # --- jobs ----------------------------------------------------------------------------------
     def submit(self, fn, *args):

@@ -19,49 +19,63 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-from ..kernels.bundles import DCAP, INF
+from ..kernels.bundles import DCAP, INF, LAST_FIRST
 from ..tree import Node
 from .jobs import total_guess, total_part
 from .root import STOPPED_EARLY, Outcome, RootSearch
 
 
 class TotalSearch(RootSearch):
+    """``cost``: what is minimised (kernels.bundles.COSTS): the total, or the secrets at the
+    last level allowed (then the total: "deepest"; alone: "deep")."""
+
+    cost = "total"
+
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
-        """Least total within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
+        """Least cost within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
         start = time.monotonic()
         s = self.solver
+        bounds, _ = s.cost(self.cost)
         n = s.game.n_codes
         dc = min(depth - 1, DCAP)
         classes = []
         for guess, parts in self.root_classes():
-            bound = n + sum(int(s.bounds.LB[s.branches, len(p), dc]) for p in parts.values())
+            bound = bounds.guess_cost * n + sum(int(bounds.LB[s.branches, len(p), dc])
+                                                for p in parts.values())
             if bound < INF:
                 classes.append((bound, guess, parts))
         classes.sort(key=lambda c: c[0])
         log = self.checkpoint
         if log is not None:
-            upper, incumbent = log.better_incumbent(depth, upper, incumbent)
+            upper, incumbent = log.better_incumbent(self.cost, depth, upper, incumbent)
             if incumbent is not None:
-                log.record_incumbent(depth, upper, incumbent)
+                log.record_incumbent(self.cost, depth, upper, incumbent)
         # A tree in hand need only be beaten; a value without one must be reached (ties count).
         best = int(INF) if upper is None else upper if incumbent is not None else upper + 1
         out = Outcome(upper or 0, incumbent, False, 0)
         proven = [c[0] for c in classes]  # lower bound per class, raised as it is settled
-        bar = tqdm(total=sum(len(c[2]) for c in classes), desc="total: root parts",
+        bar = tqdm(total=sum(len(c[2]) for c in classes), desc=f"{self.cost}: root parts",
                    disable=not self.progress, unit="part")
 
         def report(index: int, lower: int) -> None:
             proven[index] = max(proven[index], lower)
-            bar.set_postfix(best=out.value or None, bound=min(proven[index:] + [best]))
+            bound = min(proven[index:] + [best])
+            if out.root is None:
+                bar.set_postfix_str(f"bound {self.shown(bound)}")
+            else:
+                gap = (out.value - bound) / bound if bound else 0.0
+                bar.set_postfix_str(f"best {self.shown(out.value)}, bound {self.shown(bound)}, "
+                                    f"gap {100 * gap:.2f}%")
 
         try:
             for index, (bound, guess, parts) in enumerate(classes):
                 if bound >= best:  # this class and every later one cannot do better
                     bar.update(sum(len(c[2]) for c in classes[index:]))
                     break
-                if log is not None and log.total_lower_bound(guess, depth) >= best:
-                    report(index, log.total_lower_bound(guess, depth))
+                known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
+                if known >= best:
+                    report(index, known)
                     out.taken += 1
                     bar.update(len(parts))
                     continue
@@ -72,10 +86,10 @@ class TotalSearch(RootSearch):
                     best = out.value = value
                     out.root = root
                     if log is not None:
-                        log.record_incumbent(depth, value, root)
+                        log.record_incumbent(self.cost, depth, value, root)
                 report(index, max(value, best))
                 if log is not None:
-                    log.record_total(guess, depth, value, exact=root is not None)
+                    log.record_total(self.cost, guess, depth, value, exact=root is not None)
         except (KeyboardInterrupt, TimeoutError):
             out.stopped = True
             out.notes.append(STOPPED_EARLY)
@@ -92,22 +106,30 @@ class TotalSearch(RootSearch):
         out.optimal, out.lower_bound = True, out.value
         return out
 
+    def shown(self, value: int) -> str:
+        """A cost as people read it: the total, or the secrets at the last level (and total)."""
+        if self.cost == "deepest":
+            deep, total = divmod(value, LAST_FIRST)
+            return f"{deep} deepest (total {total})"
+        return str(value)
+
     def class_total(self, guess: int, parts: dict, depth: int, best: int, bar, report,
                      out: Outcome):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
         (a lower bound, None). Each part is a job with a cut-off from ``best`` and the other
         parts' bounds; the largest part may be split into one job per guess."""
         s = self.solver
-        n = s.game.n_codes
+        bounds, _ = s.cost(self.cost)
+        n = bounds.guess_cost * s.game.n_codes  # the root guess, once for every secret
         dc = min(depth - 1, DCAP)
         order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
         if not order:  # the only code: solved by the first guess
-            return n, Node(guess)
-        lbs = {fid: int(s.bounds.LB[s.branches, len(p), dc]) for fid, p in order}
+            return n + bounds.last_cost * (depth == 1), Node(guess)
+        lbs = {fid: int(bounds.LB[s.branches, len(p), dc]) for fid, p in order}
         split = None
         fid, part = order[0]
         if depth >= 3 and len(part) > 2 and self.splits(part):
-            ranked, branching, _ = s.rank_total(part, depth - 1, [guess])
+            ranked, branching, _ = s.rank_total(part, depth - 1, [guess], cost=self.cost)
             lbs[fid] = max(lbs[fid], ranked[0][0] if ranked else int(INF))
             if n + sum(lbs.values()) >= best:
                 bar.update(len(order))
@@ -120,7 +142,7 @@ class TotalSearch(RootSearch):
         for fid, part in order:
             if split is None or fid != split.fid:
                 beta = best - n - (sum(lbs.values()) - lbs[fid])
-                jobs[self.submit(total_part, part, depth - 1, beta, [guess])] = fid
+                jobs[self.submit(total_part, part, depth - 1, beta, [guess], self.cost)] = fid
         subtrees = {}
         pending = list(jobs)
         try:
@@ -158,7 +180,7 @@ class TotalSearch(RootSearch):
                 break
             split.queue.pop(0)
             job = self.submit(total_guess, split.part, second, depth, split.beta,
-                              split.branching, path)
+                              split.branching, path, self.cost)
             split.running.append(job)
             new.append(job)
         return new

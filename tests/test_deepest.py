@@ -1,0 +1,103 @@
+"""The fewest secrets at the last level (objectives deepest@K and height,deepest, and
+`moo prove --deepest`) against the plain exhaustive search, rule by rule, in both guess modes."""
+
+from __future__ import annotations
+
+import pytest
+
+from optimizer.cli import main as moo
+from optimizer.games import parse_game
+from optimizer.kernels import bundles as B
+from optimizer.objective import cost_value
+from optimizer.search.objectives import build_exact
+from optimizer.search.reference import plain_cost, plain_values
+from optimizer.search.solver import Solver
+from optimizer.tree import replay
+
+GAMES = [("mastermind:2x4", "any"), ("mastermind:3x3", "any"), ("mastermind:3x3", "consistent"),
+         ("bulls-cows:3x5", "consistent"), ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"),
+         ("battleship:2x4x2", "consistent"), ("mastermind:3x4", "consistent")]
+RULES = {"all": (B.OPT_ALL, True), "no-counting": (B.OPT_ALL, False),
+         **{f"no-{name}": (B.OPT_ALL & ~bit, True) for name, bit in (
+             ("symmetry", B.OPT_SYMMETRY), ("dedupe", B.OPT_DEDUPE), ("table", B.OPT_TT),
+             ("dead", B.OPT_DEAD), ("probe", B.OPT_PROBE), ("branching", B.OPT_BRANCHING),
+             ("candidates-first", B.OPT_CANDIDATES_FIRST), ("small", B.OPT_SMALL))},
+         "none": (0, False)}
+
+
+@pytest.fixture(scope="module")
+def plain():
+    cache = {}
+
+    def get(spec, mode):
+        if (spec, mode) not in cache:
+            game = parse_game(spec)
+            height, _ = plain_values(game, mode)
+            cache[spec, mode] = (height(frozenset(range(game.n_codes))), plain_cost(game, mode))
+        return cache[spec, mode]
+
+    return get
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+@pytest.mark.parametrize("spec,mode", GAMES)
+def test_least_costs_equal_plain_search(spec, mode, rule, plain):
+    """The count at the last level alone ("deep") and before the total ("deepest"), at the least
+    height and one above, every rule switched off in turn."""
+    game = parse_game(spec)
+    height, cost = plain(spec, mode)
+    opts, counting = RULES[rule]
+    solver = Solver(game, mode, opts=opts, table_bits=14, counting=counting)
+    everything = frozenset(range(game.n_codes))
+    for depth in (height, height + 1):
+        for kind, (guess_cost, last_cost) in (("deep", B.COSTS["deep"]),
+                                              ("deepest", B.COSTS["deepest"])):
+            value, guess = solver.min_total(solver.root(), depth, cost=kind)
+            assert value == cost(everything, depth, guess_cost, last_cost), (kind, depth)
+            assert guess >= 0
+
+
+def test_a_cut_off_gives_a_lower_bound():
+    game = parse_game("mastermind:3x3")
+    _, cost = plain_values(game, "any")[0], plain_cost(game, "any")
+    exact = cost(frozenset(range(27)), 4, *B.COSTS["deep"])
+    for beta in range(max(0, exact - 3), exact + 2):
+        value, _ = Solver(game, "any", table_bits=12).min_total(
+            Solver(game, "any", table_bits=12).root(), 4, beta, cost="deep")
+        assert value == exact if beta > exact else beta <= value <= exact
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("battleship:2x4x2", "any"),
+                                       ("bulls-cows:3x5", "consistent")])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_built_trees_are_the_plain_optimum(spec, mode, workers, plain):
+    """height,deepest and deepest@K (at the least height and one more): the trees replay to the
+    plain search's (fewest at the last level, then total)."""
+    game = parse_game(spec)
+    height, cost = plain(spec, mode)
+    everything = frozenset(range(game.n_codes))
+    for objective, depth in (("height,deepest", height), (f"deepest@{height}", height),
+                             (f"deepest@{height + 1}", height + 1)):
+        tree = build_exact(game, objective, mode, workers=workers, progress=False)
+        result = replay(tree)
+        assert tree.optimal and not result.defects and result.height <= depth
+        assert cost_value("deepest", depth, result) == cost(everything, depth,
+                                                             *B.COSTS["deepest"])
+        assert tree.meta["deepest_proven"] == cost_value("deep", depth, result)
+
+
+def test_deepest_below_the_least_height_is_a_clear_error():
+    with pytest.raises(ValueError, match="no tree of height 3"):
+        build_exact(parse_game("mastermind:3x3"), "deepest@3", "any", workers=1, progress=False)
+
+
+def test_prove_deepest(capsys, plain):
+    """Both halves of the claim, and a false claim named as such."""
+    height, cost = plain("mastermind:3x3", "any")
+    fewest = cost(frozenset(range(27)), height, *B.COSTS["deep"])
+    argv = ["prove", "mastermind:3x3", "--height", str(height), "--workers", "1", "--quiet"]
+    assert moo(argv + ["--deepest", str(fewest)]) == 0
+    out = capsys.readouterr().out
+    assert f"with {fewest} secrets at depth {height}" in out and "PROVEN" in out
+    assert moo(argv + ["--deepest", str(fewest + 1)]) == 1
+    assert f"CLAIM FAILS: the fewest is {fewest}" in capsys.readouterr().out
