@@ -90,7 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     how.add_argument(
         "--objective",
-        help="exact search: height, total, height,total, total,height, total@K",
+        help="exact search: height, total, height,total, total,height, total@K, "
+             "height,deepest, deepest@K",
     )
     build.add_argument("--guesses", choices=("any", "consistent"), default="any")
     build.add_argument("--seed", type=int, default=0, help="seed of random strategies")
@@ -163,6 +164,7 @@ def cmd_info(args) -> int:
 
 
 def cmd_build(args) -> int:
+    from .objective import bound_note
     from .search.build import build_tree
     from .tree import write_tree
 
@@ -186,8 +188,7 @@ def cmd_build(args) -> int:
         f"-> {args.output}"
     )
     if tree.lower_bound is not None and not tree.optimal:
-        print(f"proven lower bound of the {tree.objective.split(',')[0].split('@')[0]}: "
-              f"{tree.lower_bound}")
+        print(f"proven: {bound_note(tree)}")
     taken = sum(search.get("classes_from_checkpoint", 0) for key, search in tree.meta.items()
                 if key.endswith("_search"))
     if taken:
@@ -261,8 +262,8 @@ def _check_recheck(tree) -> None:
 
     if exact_objective(tree.objective) is None:
         raise ValueError(f"--recheck: objective {printable(repr(tree.objective))[:60]} is not an "
-                         "exact objective (height, total, height,total, total,height, total@K): "
-                         "there is no optimum to recompute")
+                         "exact objective (height, total, height,total, total,height, total@K, "
+                         "height,deepest, deepest@K): there is no optimum to recompute")
     if tree.game.n_codes > RECHECK_MAX_CODES:
         raise ValueError(f"--recheck: {tree.game.spec} has {tree.game.n_codes} codes; the exact "
                          f"search is rerun only for games of at most {RECHECK_MAX_CODES} codes "

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .games import Game, GameError, parse_game
+from .objective import bound_note, proven_bounds
 from .tree import Tree, TreeError, loads, printable, replay, tree_from_json, write_atomic
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -35,8 +36,9 @@ class Row:
     first_guess: str
     seconds: float | None  # build time; None when a stored tree does not say
     source: str = "built"  # "built", or the stored tree's file name
-    note: str = ""  # "optimal", "lower bound N", defects
+    note: str = ""  # "optimal", the proven bounds ("total >= 19951"), defects
     defects: list[str] = field(default_factory=list)
+    bounds: list[tuple[str, str, int]] = field(default_factory=list)  # objective.proven_bounds
 
     @property
     def average(self) -> float:
@@ -56,11 +58,8 @@ class Comparison:
 def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") -> Row:
     """Figures of one tree from a replay of every secret."""
     result = replay(tree)
-    note = ""
-    if tree.optimal:
-        note = "optimal"
-    elif tree.lower_bound is not None:
-        note = f"lower bound {tree.lower_bound}"
+    bounds = [] if tree.optimal else proven_bounds(tree)
+    note = "optimal" if tree.optimal else bound_note(tree)
     if result.defects:
         note = f"DEFECTS: {result.defects[0]}"
     return Row(
@@ -75,6 +74,7 @@ def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") 
         source=source,
         note=note,
         defects=result.defects,
+        bounds=bounds,
     )
 
 
@@ -188,6 +188,22 @@ def table(rows: list[Row]) -> str:
                  histogram_text(r.histogram), r.first_guess, seconds)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def gaps(rows: list[Row]) -> list[str]:
+    """For each stored tree not proven optimal: its figure against each proven lower bound, and
+    the gap (best - bound) / bound, the distance to the unknown optimum at most."""
+    lines = []
+    for r in rows:
+        for name, op, bound in r.bounds:
+            if op != ">=" or name not in ("height", "total", "deepest"):
+                continue
+            best = {"height": r.height, "total": r.total,
+                    "deepest": r.histogram.get(r.height, 0)}[name]
+            gap = f"gap {100 * (best - bound) / bound:.1f}%" if bound > 0 else "gap unknown"
+            lines.append(printable(f"`{r.source}`: best {name} {best}, proven {name} >= "
+                                   f"{bound}, {gap}"))
+    return lines
 
 
 def summary(result: Comparison) -> str:

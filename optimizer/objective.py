@@ -91,3 +91,28 @@ def exact_objective(text: str) -> Objective | None:
         return Objective.parse(text)
     except ValueError:
         return None
+
+
+def proven_bounds(tree) -> list[tuple[str, str, int]]:
+    """What is proven about a tree not proven optimal, as (component, "=" or ">=", value): the
+    file's ``lower_bound`` is on the objective's first component (a ``height,total`` tree's is
+    its height); what the searches proved of the second is in ``meta``."""
+    objective = exact_objective(tree.objective)
+    if objective is None or tree.lower_bound is None:
+        return []
+    meta = tree.meta if isinstance(tree.meta, dict) else {}
+    search = meta.get(f"{objective.first}_search")
+    proven = objective.tie and isinstance(search, dict) and search.get("optimal") is True
+    bounds = [(objective.first, "=" if proven else ">=", tree.lower_bound)]
+    if objective.tie == "total" and isinstance(meta.get("total_lower_bound"), int):
+        bounds.append(("total", ">=", meta["total_lower_bound"]))
+    if objective.tie == "deepest" and isinstance(meta.get("deepest_proven"), int):
+        bounds.append(("deepest", "=", meta["deepest_proven"]))
+    elif objective.tie == "deepest" and isinstance(meta.get("deepest_lower_bound"), int):
+        bounds.append(("deepest", ">=", meta["deepest_lower_bound"]))
+    return bounds
+
+
+def bound_note(tree) -> str:
+    """``height = 6, total >= 19951``: each bound named by what it bounds."""
+    return ", ".join(f"{name} {op} {value}" for name, op, value in proven_bounds(tree))

@@ -26,6 +26,7 @@ from pathlib import Path
 import orjson
 
 from .games import Battleship, DigitGame, Game
+from .objective import bound_note
 from .tree import Node, Replay, Tree, TreeError, TreeFileError, read_tree, verify, write_atomic
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -36,6 +37,8 @@ OBJECTIVES = {
     "total": "fewest guesses on average",
     "height,total": "fewest guesses in the worst case, then on average",
     "total,height": "fewest guesses on average, then in the worst case",
+    "height,deepest": "fewest guesses in the worst case, then the fewest secrets that need "
+                      "them all, then fewest on average",
     "first-consistent": "greedy: the lowest code that fits every answer (seed 000)",
     "random-consistent": "greedy: a random code that fits every answer (seed 001)",
     "minimax": "greedy: each guess leaves the smallest largest part (Knuth)",
@@ -213,6 +216,10 @@ def objective_text(objective: str) -> str:
     match = re.fullmatch(r"total@(\d+)", objective)
     if match:
         return f"fewest guesses on average within {match.group(1)} guesses"
+    match = re.fullmatch(r"deepest@(\d+)", objective)
+    if match:
+        return (f"within {match.group(1)} guesses, the fewest secrets that need all "
+                f"{match.group(1)}, then fewest on average")
     return OBJECTIVES.get(objective, objective)
 
 
@@ -240,7 +247,7 @@ def proof_text(tree: Tree, result: Replay) -> str:
     if tree.lower_bound is None:
         return "no"
     first = tree.objective.split(",")[0].split("@")[0]
-    text = f"no: the best tree found; proven lower bound {tree.lower_bound}"
+    text = f"no: the best tree found; proven: {bound_note(tree) or tree.lower_bound}"
     if first == "total" and result.secrets:
         text += f" (an average of at least {tree.lower_bound / result.secrets:.4f})"
     return text

@@ -37,6 +37,10 @@ JOBS = [
     ("mastermind:4x6", "height,total", "consistent", 600),
     ("moo:10,11,12", "height,total", "any", 1800),
     ("moo:10,11,12", "total", "any", 1800),
+    # Fewest secrets at the last level of a least-height tree (then the least total).
+    ("mastermind:4x6", "height,deepest", "any", 600),
+    ("mastermind:4x6", "height,deepest", "consistent", 600),
+    ("moo:10,11,12", "height,deepest", "any", 1800),
     # Open problems: searched within a time limit; the best tree and its proven lower bound are
     # written when the search does not finish (see the README for how far each got).
     ("battleship:4x8x3", "height", "any", 300),
@@ -44,13 +48,23 @@ JOBS = [
     ("battleship:4x8x3", "total", "any", 600),
     ("mastermind:4x10", "height,total", "any", 300),
     ("mastermind:4x10", "total", "any", 600),
+    ("bulls-cows:4x10", "height,deepest", "any", 1800),
+    ("bulls-cows:4x10", "height,deepest", "consistent", 900),
+    ("battleship:4x8x3", "height,deepest", "any", 600),
 ]
 
 PAGES = "pages"  # under the trees folder: one HTML page per tree, and index.html
 
-# Height searches too long for one run keep their refuted first guesses here (moo prove
-# --checkpoint); the batch run reads them and adds what its own time limit allows.
-CHECKPOINTS = {("battleship:4x8x3", "any"): "battleship-4x8x3.height-checkpoint.json"}
+# Searches too long for one run keep what they proved about first guesses here (--checkpoint:
+# refuted heights, least values, bounds, the best tree); the batch run reads them and adds what
+# its own time limit allows, so each run goes on where the last one stopped. (Not for Bulls and
+# Cows: its one first-guess class is the unit of a checkpoint, and its searches finish.)
+CHECKPOINTS = {
+    **{("battleship:4x8x3", objective, "any"): "battleship-4x8x3.checkpoint.json"
+       for objective in ("height", "height,total", "total", "height,deepest")},
+    **{("mastermind:4x10", objective, "any"): "mastermind-4x10.checkpoint.json"
+       for objective in ("height,total", "total")},
+}
 
 
 def main() -> int:
@@ -76,8 +90,8 @@ def main() -> int:
         build = [sys.executable, "-m", "optimizer", "build", game, "--objective", objective,
                  "--guesses", guesses, "--time-limit", str(limit * args.time_scale),
                  "-o", str(path)]
-        checkpoint = CHECKPOINTS.get((game, guesses))
-        if checkpoint and objective.startswith("height"):
+        checkpoint = CHECKPOINTS.get((game, objective, guesses))
+        if checkpoint:
             build += ["--checkpoint", str(folder / checkpoint)]
         status = subprocess.call(build)
         stopped = status == STOPPED  # the time limit came first: the best tree was written

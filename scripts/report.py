@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from optimizer.compare import compare, plot_png, summary, table
+from optimizer.compare import compare, gaps, plot_png, summary, table
 from optimizer.games import DEFAULT_GAMES, parse_game
 from optimizer.tree import write_atomic
 
@@ -72,6 +72,10 @@ def section(spec: str, trees_dir: Path) -> tuple[str, object]:
     result = compare(game, trees_dir, guesses="both", seed=0, progress=sys.stderr.isatty())
     parts = [f"## {game.spec}", "", summary(result) + ".", "", PUBLISHED.get(game.spec, ""), "",
              table(result.rows), ""]
+    open_gaps = gaps(result.rows)
+    if open_gaps:
+        parts += ["Not yet proven optimal (best found, proven lower bound, gap):", ""]
+        parts += [f"- {line}" for line in open_gaps] + [""]
     for problem in result.problems:
         parts.append(f"- could not read {problem}")
     if result.problems:

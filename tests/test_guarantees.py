@@ -381,3 +381,41 @@ def test_a_valid_tree_too_large_for_the_memory_is_out_of_memory(mm_file, tmp_pat
     assert done.returncode == 2, done.stdout + done.stderr
     assert "out of memory" in done.stderr and "not valid JSON" not in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --- what a tree not proven optimal claims (issue 12: a height,total file's lower_bound is its
+# height, and was shown next to its total) ------------------------------------------------------
+@pytest.mark.parametrize("objective,lower_bound,meta,note", [
+    ("height,total", 6, {"height_search": {"optimal": True}, "total_lower_bound": 19951},
+     "height = 6, total >= 19951"),
+    ("height,total", 6, {}, "height >= 6"),
+    ("total", 48869, {"total_search": {"optimal": False}}, "total >= 48869"),
+    ("height,deepest", 7, {"height_search": {"optimal": True}, "deepest_lower_bound": 41},
+     "height = 7, deepest >= 41"),
+    ("minimax", 5, {}, ""),
+])
+def test_bounds_are_named_by_what_they_bound(objective, lower_bound, meta, note):
+    from types import SimpleNamespace
+
+    from optimizer.objective import bound_note
+
+    tree = SimpleNamespace(objective=objective, lower_bound=lower_bound, meta=meta)
+    assert bound_note(tree) == note
+
+
+def test_the_report_gives_each_gap_against_its_own_bound(mm_file):
+    from optimizer.compare import gaps, row_of
+
+    data = orjson.loads(Path(mm_file).read_bytes())
+    data.update(objective="height,total", optimal=False, lower_bound=4)
+    data["meta"] = {"height_search": {"optimal": True}, "total_lower_bound": 20}
+    tree = read_tree_bytes(orjson.dumps(data))
+    row = row_of(tree, "height,total", None, source="x.json")
+    assert row.note == "height = 4, total >= 20"
+    assert gaps([row]) == ["`x.json`: best total 26, proven total >= 20, gap 30.0%"]
+
+
+def read_tree_bytes(raw: bytes) -> Tree:
+    from optimizer.tree import loads, tree_from_json
+
+    return tree_from_json(loads(raw))

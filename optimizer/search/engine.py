@@ -163,6 +163,9 @@ class Dask:
                 self._cluster = LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True,
                     dashboard_address=None, worker_dashboard_address=None,
+                    # no dashboard, but the scheduler's HTTP server still listens: on a free
+                    # port, not on 8787 (another run's, with a warning)
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                     silence_logs=logging.ERROR)
                 self._client = Client(self._cluster)
             else:

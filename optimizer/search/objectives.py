@@ -207,6 +207,8 @@ class Search:
         out = both if both is not None else count
         if count.optimal:
             meta["deepest_proven"] = count.value
+        elif count.lower_bound is not None:
+            meta["deepest_lower_bound"] = int(count.lower_bound)
         if both is None or not both.optimal:
             if count.root is not None:
                 best.append(Outcome(0, count.root, False, 0))
