@@ -23,7 +23,7 @@ from typing import BinaryIO, TextIO
 import orjson
 
 from .games import GameError
-from .player import parse_reply
+from .games.reply import read_reply
 from .session import CONTRADICTION, FeedbackError, Session
 
 NEW_GAME = "new"
@@ -59,7 +59,7 @@ def _answer(session: Session, text: str) -> dict:
     """The state after the feedback ``text``, or the state before with the reason it was not
     taken."""
     try:
-        session.answer(session.game.feedback_counts(parse_reply(session.game, text)))
+        session.answer(session.game.feedback_counts(read_reply(session.game, text)))
     except FeedbackError as exc:
         return {**state(session), "error": str(exc)}
     except ValueError as exc:  # GameError, or a number too long for int() (issue 12)
