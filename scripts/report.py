@@ -25,7 +25,9 @@ PUBLISHED = {
     "bulls-cows:4x10": (
         "Published: optimal total 26274 (avg 5.2131, Tanaka 1996), optimal height 7. "
         "First-consistent (seed 000) 28024, height 9. Minimax / expected size / entropy / most "
-        "parts with any guess: about 27030 / 26551 / 26409 / 26751 (tie-breaks move them)."
+        "parts with any guess: about 27030 / 26551 / 26409 / 26751 (tie-breaks move them). "
+        "Fewest secrets needing 7 guesses in a height-7 strategy: 50 in the best public "
+        "strategy (an earlier one 63), whose optimality was not shown."
     ),
     "mastermind:4x6": (
         "Published: optimal total 5625 (avg 4.3403, Koyama and Lai 1993), optimal height 5 "

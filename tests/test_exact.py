@@ -234,6 +234,8 @@ def test_time_limit_writes_the_best_tree_with_a_bound():
     assert not result.defects
     assert tree.optimal is False and tree.meta["stopped"] is True
     assert tree.lower_bound is not None and tree.lower_bound <= result.total
+    searches = [v for k, v in tree.meta.items() if k.endswith("_search") and v.get("stopped")]
+    assert all(v["nodes_counted"] == "finished jobs only" for v in searches)
 
 
 @pytest.mark.parametrize("spec", ["mastermind:1x1", "moo:1", "battleship:1x2x2"])

@@ -36,8 +36,9 @@ class Outcome:
                "classes_searched": self.searched}
         if self.taken:
             out["classes_from_checkpoint"] = self.taken
-        if self.stopped:
+        if self.stopped:  # the jobs it stopped ran on other processes: their nodes are unknown
             out["stopped"] = True
+            out["nodes_counted"] = "finished jobs only"
         return out
 
 
