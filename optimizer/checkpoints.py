@@ -139,6 +139,7 @@ def verify(args) -> int:
 def _check(search, kind: str, guess: int, depth: int, entry):
     """(whether the claim holds, or None when the search was stopped; the claim in words)."""
     from .search.height import HeightSearch
+    from .search.jobs import class_bound
     from .search.root import Outcome
     from .search.total import TotalSearch
 
@@ -156,6 +157,15 @@ def _check(search, kind: str, guess: int, depth: int, entry):
         claimed = entry.get("exact", entry.get("at_least"))
         text = (f"{code} within {depth}: least {kind} "
                 + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
+        if "lookahead" in entry:  # shown by the lookahead bound: shown again the same way
+            levels = entry["lookahead"]
+            text += f" (lookahead bound, {levels} levels)"
+            job = search.engine.submit(class_bound, guess, sorted(
+                parts.values(), key=len, reverse=True), depth, levels, claimed, kind)
+            if search.engine.wait([job], _left(search.deadline)) is None:
+                search.engine.cancel([job])
+                return None, ""
+            return job.result()[0] >= claimed, text
         ceiling = claimed + 1 if "exact" in entry else claimed
         searcher = TotalSearch(search.solver, search.engine, **args)
         searcher.cost = kind
@@ -166,6 +176,10 @@ def _check(search, kind: str, guess: int, depth: int, entry):
     if "exact" in entry:
         return root is not None and value == claimed, text
     return root is None, text
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
 class _NoBar:

@@ -12,7 +12,8 @@ import time
 
 import orjson
 
-from .command import FINISHED, STOPPED, add_search_options
+from .command import FINISHED, STOPPED, add_search_options, levels
+from .command import seconds as positive_seconds
 from .games import GameError, parse_game
 from .tree import TreeError, TreeFileError, check_output, printable, read_tree, verify
 
@@ -99,6 +100,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="exact objectives: facts about first guesses from earlier runs "
                             "(refuted heights, least totals, the best tree); this run adds its "
                             "own, so a long search goes on where it stopped")
+    build.add_argument("--lookahead", type=levels, default=0, metavar="K",
+                       help="least-cost objectives: before the search, raise every first "
+                            "guess's lower bound by the lookahead bound K guesses deep, lowest "
+                            "first (for games too large to finish: a proven bound, and a gap)")
+    build.add_argument("--improve", type=positive_seconds, default=0.0, metavar="SECONDS",
+                       help="least-total objectives: before the search, spend up to this long "
+                            "improving the greedy tree by rollouts (a better tree to beat)")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     add_search_options(build)
     build.add_argument("-o", "--output", required=True, help="tree file to write")
@@ -203,7 +211,8 @@ def _build_exact(game, args):
     deadline = args.started + args.time_limit if args.time_limit is not None else None
     with Search(game, args.guesses, workers=args.workers, scheduler=args.scheduler,
                 deadline=deadline, progress=not args.quiet,
-                checkpoint=args.checkpoint) as search:
+                checkpoint=args.checkpoint, lookahead=args.lookahead,
+                improve=args.improve) as search:
         return search.build(args.objective)
 
 

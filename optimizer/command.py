@@ -27,6 +27,13 @@ def seconds(text: str) -> float:
     return value
 
 
+def levels(text: str) -> int:
+    """A number of levels: a whole number, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text} is not a whole number of levels (0 or more)")
+    return int(text)
+
+
 def workers(text: str) -> int:
     try:
         value = int(text)

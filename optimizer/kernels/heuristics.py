@@ -120,3 +120,76 @@ def choose_guess(matrix, candidates, guesses, rule):
             if candidate and score == perfect:
                 break  # nothing later can beat it: same score, and a higher index
     return best
+
+
+@njit(cache=True, nogil=True)
+def best_guesses(matrix, candidates, guesses, rule, width):
+    """The ``width`` guesses the rule scores best (same order as choose_guess: score, then a
+    candidate, then the lowest code), useless guesses left out: what a rollout tries."""
+    n = candidates.shape[0]
+    is_candidate = np.zeros(matrix.shape[1], dtype=np.bool_)
+    for j in range(n):
+        is_candidate[candidates[j]] = True
+    counts = np.zeros(256, dtype=np.int64)
+    weight = size_weights(n, rule)
+    keys = np.empty(guesses.shape[0], dtype=np.float64)
+    kept = np.empty(guesses.shape[0], dtype=guesses.dtype)
+    k = 0
+    for i in range(guesses.shape[0]):
+        g = guesses[i]
+        score, largest = score_guess(matrix, g, candidates, rule, counts, weight)
+        if tells_nothing(largest, n):
+            continue
+        keys[k] = float(score) * 2.0 + (0.0 if is_candidate[g] else 1.0)
+        kept[k] = g
+        k += 1
+    order = np.argsort(keys[:k], kind="mergesort")
+    return kept[:k][order[:width]]
+
+
+@njit(cache=True, nogil=True)
+def greedy_total(matrix, candidates, every, consistent, rule, win, nf):
+    """The total of the rule's greedy tree on ``candidates`` (guesses summed over them), without
+    building it: what a rollout needs of each subtree it tries."""
+    n = candidates.shape[0]
+    buf = candidates.copy()
+    tmp = np.empty(n, dtype=candidates.dtype)
+    starts = np.empty(n + 1, dtype=np.int64)  # a stack of segments of buf: start, size, depth
+    sizes = np.empty(n + 1, dtype=np.int64)
+    depths = np.empty(n + 1, dtype=np.int64)
+    top = 0
+    starts[0], sizes[0], depths[0] = 0, n, 1
+    top = 1
+    total = 0
+    count = np.zeros(nf, dtype=np.int64)
+    at = np.zeros(nf, dtype=np.int64)
+    while top > 0:
+        top -= 1
+        s, m, d = starts[top], sizes[top], depths[top]
+        if m == 1:
+            total += d
+            continue
+        seg = buf[s:s + m]
+        g = choose_guess(matrix, seg, seg if consistent else every, rule)
+        count[:] = 0
+        for c in seg:
+            count[matrix[g, c]] += 1
+        pos = 0
+        for f in range(nf):
+            at[f] = pos
+            pos += count[f]
+        for c in seg:
+            f = matrix[g, c]
+            tmp[at[f]] = c
+            at[f] += 1
+        seg[:] = tmp[:m]
+        pos = 0
+        for f in range(nf):
+            if count[f] > 0:
+                if f == win:
+                    total += d
+                else:
+                    starts[top], sizes[top], depths[top] = s + pos, count[f], d + 1
+                    top += 1
+            pos += count[f]
+    return total

@@ -8,7 +8,9 @@ about the trees that open with one guess (one per root symmetry class):
 
 - ``height.refuted[CODE] = {"height": h}``: no such tree solves every secret within h guesses.
 - ``total[DEPTH].classes[CODE] = {"exact": v}``: their least total within DEPTH guesses is v;
-  ``{"at_least": v}``: it is at least v (a cut-off against the incumbent proved it).
+  ``{"at_least": v}``: it is at least v (a cut-off against the incumbent proved it);
+  ``{"at_least": v, "lookahead": k}``: the lookahead bound k levels deep proved it
+  (kernels.lookahead), and a later run goes on from level k.
 - ``total[DEPTH].incumbent = {"value": v, "root": NODE}``: the best tree found within DEPTH
   (a node of the public tree format); it is replayed over every secret when loaded, so its value
   is checked, not taken.
@@ -37,7 +39,8 @@ MEANING = {
     "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
                       "guesses",
     "total.classes": "the least total within DEPTH guesses of the strategies opening with this "
-                     "guess is 'exact', or at least 'at_least'",
+                     "guess is 'exact', or at least 'at_least' (shown by the lookahead bound "
+                     "that many levels deep when 'lookahead' is given)",
     "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
     "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
     "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
@@ -143,12 +146,18 @@ class Checkpoint:
         for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
             guess = self._code(code, f"{where}.classes")
             entry = _object(entry, f"{where}.classes[{code!r}]")
-            if len(entry) != 1 or next(iter(entry)) not in ("exact", "at_least"):
-                raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least")
-            kind, value = next(iter(entry.items()))
+            kinds = set(entry) & {"exact", "at_least"}
+            if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead"} or (
+                    "lookahead" in entry and "at_least" not in entry):
+                raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least "
+                                      "(with lookahead when that bound proved it)")
+            kind = kinds.pop()
             least = 0 if cost == "deep" else self.game.n_codes  # every secret costs a guess
-            known.classes[guess] = {kind: _count(value, f"{where}.classes[{code!r}].{kind}",
-                                                 least)}
+            known.classes[guess] = {kind: _count(entry[kind],
+                                                 f"{where}.classes[{code!r}].{kind}", least)}
+            if "lookahead" in entry:
+                known.classes[guess]["lookahead"] = _count(
+                    entry["lookahead"], f"{where}.classes[{code!r}].lookahead", 1)
         if "incumbent" in facts:
             known.incumbent = self._incumbent(cost, facts["incumbent"], int(text),
                                               f"{where}.incumbent")
@@ -207,15 +216,28 @@ class Checkpoint:
             if entry is None or kind != cost:
                 continue
             if limit == depth or (cost == "total" and limit > depth):
-                best = max(best, next(iter(entry.values())))
+                best = max(best, entry.get("exact", entry.get("at_least", 0)))
         return best
 
-    def record_total(self, cost: str, guess: int, depth: int, value: int, exact: bool) -> None:
+    def lookahead_levels(self, cost: str, guess: int, depth: int) -> int:
+        """How many levels deep the lookahead bound of this class within ``depth`` was taken by
+        earlier runs (0: not at all)."""
+        facts = self.totals.get((cost, depth))
+        entry = facts.classes.get(guess) if facts is not None else None
+        return entry.get("lookahead", 0) if entry is not None else 0
+
+    def record_total(self, cost: str, guess: int, depth: int, value: int, exact: bool,
+                     lookahead: int = 0) -> None:
+        """``lookahead``: the bound is the class's lookahead bound that many levels deep
+        (`moo checkpoint verify` then re-proves it that way)."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.classes.get(guess)
-        if old is not None and ("exact" in old or old["at_least"] >= value) and not exact:
+        if old is not None and not exact and (
+                "exact" in old or (old["at_least"], old.get("lookahead", 0)) >= (value, lookahead)):
             return
         facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
+        if lookahead and not exact:
+            facts.classes[guess]["lookahead"] = int(lookahead)
         self.save()
 
     def better_incumbent(self, cost: str, depth: int, upper: int | None, root: Node | None):
@@ -267,7 +289,8 @@ class Checkpoint:
                 raise CheckpointError(f"contradiction: {code} within {depth}: exact "
                                       f"{exact['exact']} and at least {other['at_least']}")
             return exact
-        return a if a["at_least"] >= b["at_least"] else b
+        return a if (a["at_least"], a.get("lookahead", 0)) >= (b["at_least"],
+                                                                 b.get("lookahead", 0)) else b
 
     def check(self) -> None:
         """Facts that contradict each other: a class's least total above a tree that opens with

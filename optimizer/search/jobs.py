@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from ..kernels.bundles import DCAP
 from ..tree import Node
 from .solver import Solver
 
@@ -91,6 +92,28 @@ def total_guess(solver: Solver, cands: np.ndarray, guess: int, depth: int, beta:
 
     (value, tree), nodes, seconds = _counted(solver, work)
     return value, tree, nodes, seconds
+
+
+def class_bound(solver: Solver, guess: int, parts: list[np.ndarray], depth: int, levels: int,
+                beta: int, cost: str = "total"):
+    """(a lower bound on the least cost of trees opening with ``guess`` within ``depth``: the
+    guess once for every secret plus each part's lookahead bound ``levels`` deep, or some value
+    >= beta once that is shown; nodes, CPU seconds). Largest parts first, each part's cut-off
+    from beta and the others' counting bounds."""
+    bounds, _ = solver.cost(cost)
+    dc = min(depth - 1, DCAP)
+
+    def work():
+        lbs = [int(bounds.LB[solver.branches, len(p), dc]) for p in parts]
+        total = bounds.guess_cost * solver.game.n_codes
+        for i, part in enumerate(parts):
+            rest = total + sum(lbs) - lbs[i]
+            lbs[i] = max(lbs[i], solver.lookahead(part, depth - 1, levels, beta - rest, [guess]))
+            if total + sum(lbs) >= beta:
+                break
+        return total + sum(lbs)
+
+    return _counted(solver, work)
 
 
 def warm_up(solver: Solver) -> int:

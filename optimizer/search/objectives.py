@@ -15,6 +15,7 @@ from ..tree import Node, Tree, replay
 from .checkpoint import Checkpoint
 from .engine import open_engine
 from .height import HeightSearch
+from .rollout import improve
 from .root import STOPPED_EARLY, Outcome
 from .solver import Solver
 from .strategies import STRATEGIES, grow_tree
@@ -78,8 +79,13 @@ class Search:
     def __init__(self, game: Game, guesses: str = "any", *, workers: int | None = None,
                  scheduler: str | None = None, deadline: float | None = None,
                  progress: bool = True, checkpoint: str | None = None,
-                 solver: Solver | None = None):
-        self.game, self.guesses = game, guesses
+                 solver: Solver | None = None, lookahead: int = 0, improve: float = 0):
+        if lookahead < 0:
+            raise ValueError("--lookahead must be 0 or more levels")
+        if improve < 0:
+            raise ValueError("--improve must be 0 or more seconds")
+        self.game, self.guesses, self.lookahead = game, guesses, lookahead
+        self.improve = improve
         self.deadline, self.progress = deadline, progress
         self.checkpoint = Checkpoint(checkpoint, game, guesses) if checkpoint else None
         if self.checkpoint is not None:
@@ -116,8 +122,15 @@ class Search:
         """Least cost within ``depth`` (kernels.bundles.COSTS); ``incumbent``: a tree to beat,
         ``upper`` its cost."""
         self.ready()
+        if self.improve and cost == "total":
+            seconds = self.improve
+            if self.deadline is not None:
+                seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
+            s = self.solver
+            bound = int(s.bounds.LB[s.branches, self.game.n_codes, min(depth, DCAP)])
+            upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.progress)
         search = TotalSearch(self.solver, self.engine, **self._args())
-        search.cost = cost
+        search.cost, search.lookahead = cost, self.lookahead
         return search.min_total(depth, upper, incumbent)
 
     def fewest_deepest(self, depth: int, start: Node, meta: dict,
@@ -294,9 +307,10 @@ def _total_of(game: Game, guesses: str, root: Node) -> int:
 def build_exact(game: Game, objective: str, guesses: str = "any",
                 time_limit: float | None = None, workers: int | None = None,
                 progress: bool = True, checkpoint: str | None = None,
-                scheduler: str | None = None) -> Tree:
+                scheduler: str | None = None, lookahead: int = 0, improve: float = 0) -> Tree:
     """One exact build with its own run (tests and scripts; the command line uses Search)."""
     deadline = time.monotonic() + time_limit if time_limit is not None else None
     with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
-                progress=progress, checkpoint=checkpoint) as search:
+                progress=progress, checkpoint=checkpoint, lookahead=lookahead,
+                improve=improve) as search:
         return search.build(objective)

@@ -18,6 +18,7 @@ from ..games import Game
 from ..kernels.bounds import bound_tables
 from ..kernels.bundles import DCAP, INF, OPT_ALL, OPT_SYMMETRY, ST_NODES, Orbits, Problem, Run
 from ..kernels.height import feasible, rank_height
+from ..kernels.lookahead import lookahead
 from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
 from ..kernels.table import clear, new_table
 from ..kernels.total import min_total, rank_total
@@ -146,6 +147,15 @@ class Solver:
                           self._path(path), len(path), self._only(only))
         return int(value), int(self.run.out[0])
 
+    def lookahead(self, cands: np.ndarray, depth: int, levels: int, beta: int = int(INF),
+                  path=(), bmax: int | None = None, cost: str = "total") -> int:
+        """A lower bound on the least cost of ``cands`` within ``depth``, ``levels`` guesses
+        deep (kernels.lookahead); once it is shown to reach ``beta``, some value >= beta."""
+        bounds, table = self.cost(cost)
+        return int(lookahead(self.problem, self.orbits, bounds, table, self.run, cands, depth,
+                             levels, beta, self.branches if bmax is None else bmax,
+                             self._path(path), len(path)))
+
     def rank_height(self, cands: np.ndarray, depth: int, path=()) -> tuple[list[int], int]:
         """(the node's guesses in the height search's order, the node's branching)."""
         ranked, _, branching, _ = rank_height(self.problem, self.orbits, self.bounds, self.run,
@@ -180,6 +190,7 @@ class Solver:
             self.min_total(small, 3, only=[0])
             self.rank_height(small, 3)
             self.rank_total(small, 3)
+            self.lookahead(small, 3, 2)
             self.representatives(small, [])
         finally:
             self.run = saved

@@ -13,6 +13,7 @@ classes in the order of their one-step bound.
 
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from tqdm import tqdm
 
 from ..kernels.bundles import DCAP, INF, LAST_FIRST
 from ..tree import Node
-from .jobs import total_guess, total_part
+from .jobs import class_bound, total_guess, total_part
 from .root import STOPPED_EARLY, Outcome, RootSearch
 
 
@@ -30,22 +31,18 @@ class TotalSearch(RootSearch):
     last level allowed (then the total: "deepest"; alone: "deep")."""
 
     cost = "total"
+    lookahead = 0  # levels of the lookahead bound raised at the root before the search
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.taken: set[int] = set()  # classes whose facts came from the checkpoint
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
         """Least cost within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
         start = time.monotonic()
-        s = self.solver
-        bounds, _ = s.cost(self.cost)
-        n = s.game.n_codes
-        dc = min(depth - 1, DCAP)
-        classes = []
-        for guess, parts in self.root_classes():
-            bound = bounds.guess_cost * n + sum(int(bounds.LB[s.branches, len(p), dc])
-                                                for p in parts.values())
-            if bound < INF:
-                classes.append((bound, guess, parts))
-        classes.sort(key=lambda c: c[0])
+        self.taken = set()
+        classes = self.first_classes(depth)
         log = self.checkpoint
         if log is not None:
             upper, incumbent = log.better_incumbent(self.cost, depth, upper, incumbent)
@@ -54,6 +51,19 @@ class TotalSearch(RootSearch):
         # A tree in hand need only be beaten; a value without one must be reached (ties count).
         best = int(INF) if upper is None else upper if incumbent is not None else upper + 1
         out = Outcome(upper or 0, incumbent, False, 0)
+        if self.lookahead and depth >= 3:
+            try:
+                classes = self.raise_bounds(classes, depth, best, out)
+            except (KeyboardInterrupt, TimeoutError):
+                out.stopped = True
+                out.notes.append(STOPPED_EARLY)
+                out.seconds = time.monotonic() - start
+                out.taken = len(self.taken)
+                out.lower_bound = min((c[0] for c in classes), default=int(INF))
+                if out.value:
+                    out.lower_bound = min(out.lower_bound, out.value)
+                return out
+        classes.sort(key=lambda c: c[0])
         proven = [c[0] for c in classes]  # lower bound per class, raised as it is settled
         bar = tqdm(total=sum(len(c[2]) for c in classes), desc=f"{self.cost}: root parts",
                    disable=not self.progress, unit="part")
@@ -76,7 +86,7 @@ class TotalSearch(RootSearch):
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
                 if known >= best:
                     report(index, known)
-                    out.taken += 1
+                    self.taken.add(guess)
                     bar.update(len(parts))
                     continue
                 value, root = self.class_total(guess, parts, depth, best, bar,
@@ -96,6 +106,7 @@ class TotalSearch(RootSearch):
         finally:
             bar.close()
         out.seconds = time.monotonic() - start
+        out.taken = len(self.taken)
         out.lower_bound = min(proven) if proven else int(INF)
         if out.stopped:
             out.lower_bound = min(out.lower_bound, out.value or out.lower_bound)
@@ -105,6 +116,93 @@ class TotalSearch(RootSearch):
             return out
         out.optimal, out.lower_bound = True, out.value
         return out
+
+    def first_classes(self, depth: int) -> list[tuple[int, int, dict]]:
+        """(counting bound, guess, parts) of every root class that may fit within ``depth``."""
+        s = self.solver
+        bounds, _ = s.cost(self.cost)
+        dc = min(depth - 1, DCAP)
+        classes = []
+        for guess, parts in self.root_classes():
+            bound = bounds.guess_cost * s.game.n_codes + sum(
+                int(bounds.LB[s.branches, len(p), dc]) for p in parts.values())
+            if bound < INF:
+                classes.append((bound, guess, parts))
+        return classes
+
+    def raise_bounds(self, classes: list, depth: int, best: int, out: Outcome) -> list:
+        """The root classes with their bounds raised by the lookahead bound (kernels.lookahead),
+        up to ``self.lookahead`` levels, lowest class first: the least of them is the proven
+        bound on the whole game, and each job lifts it where it is lowest. A class whose bound
+        reaches ``best`` (the tree in hand) cannot beat it and is left. A job asks only whether
+        its class reaches the next class's bound plus a step; one that does is asked again
+        later with a higher cut-off, at the same level (the table keeps what it learnt).
+        Every raised bound is recorded in the checkpoint; the list is modified in place and
+        returned (in any order) when the time limit is reached, TimeoutError."""
+        n = self.solver.game.n_codes
+        log = self.checkpoint
+        step = max(1, n // 10)
+        level = {}
+        for i, (bound, guess, parts) in enumerate(classes):
+            if log is not None:
+                known = log.total_lower_bound(self.cost, guess, depth)
+                level[guess] = log.lookahead_levels(self.cost, guess, depth)
+                if known > bound:
+                    classes[i] = (known, guess, parts)
+                    self.taken.add(guess)
+            else:
+                level[guess] = 0
+        heap = [(b, g) for b, g, _ in classes if b < best and level[g] < self.lookahead]
+        heapq.heapify(heap)
+        where = {g: i for i, (_, g, _) in enumerate(classes)}
+        bar = tqdm(desc=f"{self.cost}: lookahead bounds", unit="job",
+                   disable=not self.progress)
+        running: dict = {}  # job -> (guess, level asked, beta)
+
+        def show() -> None:
+            bound = min(c[0] for c in classes)
+            gap = (best - bound) / bound if bound and best < INF else float("inf")
+            bar.set_postfix_str(f"bound {self.shown(bound)}, best {self.shown(best)}, "
+                                f"gap {100 * gap:.2f}%")
+
+        def feed() -> None:
+            while heap and len(running) < self.engine.workers:
+                bound, guess = heapq.heappop(heap)
+                nxt = heap[0][0] if heap else bound
+                beta = min(best, max(bound, nxt) + step)
+                parts = sorted(classes[where[guess]][2].values(), key=len, reverse=True)
+                job = self.submit(class_bound, guess, parts, depth, level[guess] + 1, beta,
+                                  self.cost)
+                running[job] = (guess, level[guess] + 1, beta)
+
+        show()
+        feed()
+        pending = list(running)
+        try:
+            while pending:
+                for job in self.finished(pending):
+                    guess, asked, beta = running.pop(job)
+                    value, nodes, _ = job.result()
+                    out.nodes += nodes
+                    bar.update(1)
+                    i = where[guess]
+                    old = classes[i][0]
+                    if value < beta:  # the whole level: this class is done with it
+                        level[guess] = asked
+                    if value > old:
+                        classes[i] = (value, guess, classes[i][2])
+                    if log is not None and value >= old:
+                        log.record_total(self.cost, guess, depth, value, False, level[guess])
+                    if classes[i][0] < best and level[guess] < self.lookahead:
+                        heapq.heappush(heap, (classes[i][0], guess))
+                    show()
+                    feed()
+                    pending.extend(j for j in running if j not in pending)
+                    break
+        finally:
+            self.cancel(list(running))
+            bar.close()
+        return classes
 
     def shown(self, value: int) -> str:
         """A cost as people read it: the total, or the secrets at the last level (and total)."""

@@ -1,0 +1,142 @@
+"""The lookahead bound against the plain exhaustive search: never above the true least total, on
+every set it meets, at every level and depth; exact once it looks deep enough; and sharper than
+the counting bound on real parts."""
+
+import numpy as np
+import pytest
+
+from optimizer.games import parse_game
+from optimizer.kernels import bundles as B
+from optimizer.search.reference import plain_cost
+from optimizer.search.solver import Solver
+
+GAMES = [("mastermind:3x3", "any"), ("mastermind:3x4", "consistent"), ("bulls-cows:3x5", "any"),
+         ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "any")]
+
+
+def _parts(game, solver, guesses=2):
+    """The parts after the first few first-guess classes, with their paths."""
+    root = solver.root()
+    for guess in solver.representatives(root, [])[:guesses]:
+        for part in game.parts(int(guess), root).values():
+            yield part, [int(guess)]
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+@pytest.mark.parametrize("cost", ["total", "deepest"])
+def test_never_above_the_least_cost(spec, mode, cost):
+    """Every level, with and without a cut-off and a depth limit; a fresh table each time, and
+    one shared table across all (bounds stored by one call are read by the next)."""
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    weights = B.COSTS[cost]
+    shared = Solver(game, mode, table_bits=14)
+    checked = 0
+    for part, path in _parts(game, shared):
+        key = frozenset(int(c) for c in part)
+        for depth in (3, 4, game.n_codes):
+            exact = plain(key, depth, *weights)
+            for levels in range(0, 4):
+                for solver in (Solver(game, mode, table_bits=14), shared):
+                    bound = solver.lookahead(part, depth, levels, path=path, cost=cost)
+                    assert bound <= exact or exact == float("inf") and bound >= B.INF
+                    for beta in (bound - 3, bound + 2, int(B.INF)):
+                        if beta > 0:
+                            cut = solver.lookahead(part, depth, levels, beta, path=path,
+                                                   cost=cost)
+                            assert min(cut, beta) <= exact
+                    checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+def test_exact_when_looking_deep_enough(spec, mode):
+    """With as many levels as the part has candidates every branch ends in an exact part, so
+    the bound is the least total itself; it never falls as the levels grow."""
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    solver = Solver(game, mode, table_bits=14)
+    for part, path in _parts(game, solver):
+        key = frozenset(int(c) for c in part)
+        exact = plain(key, game.n_codes, 1, 0)
+        levels = [Solver(game, mode, table_bits=14).lookahead(part, game.n_codes, k, path=path)
+                  for k in range(len(part) + 1)]
+        assert levels == sorted(levels), levels
+        assert levels[-1] == exact
+
+
+def test_sharper_than_the_counting_bound():
+    """On Mastermind 4x6's parts after 0011 the first levels raise the bound: what the rule is
+    for (the exact search itself finds 5625 for the whole game)."""
+    game = parse_game("mastermind:4x6")
+    solver = Solver(game, "any")
+    root = solver.root()
+    guess = game.parse_code("0011")
+    totals = [game.n_codes, game.n_codes, game.n_codes]
+    for part in game.parts(guess, root).values():
+        for k in range(3):
+            totals[k] += Solver(game, "any").lookahead(part, 40, k, path=[guess])
+    assert totals[0] < totals[1] < totals[2] <= 5625 + 100  # 0011 is not the best first guess
+    exact_after = solver.min_total(root, 40, only=[guess])[0]
+    assert totals[2] <= exact_after
+
+
+def test_a_stopped_search_answers_a_bound_and_stores_nothing():
+    game = parse_game("mastermind:3x4")
+    solver = Solver(game, "any", table_bits=14)
+    plain = plain_cost(game, "any")
+    solver.stop[0] = 1
+    for part, path in _parts(game, solver):
+        bound = solver.lookahead(part, game.n_codes, 3, path=path)
+        assert bound <= plain(frozenset(int(c) for c in part), game.n_codes, 1, 0)
+    solver.stop[0] = 0
+    assert not np.any(solver.total_table.vals[:, 0] >= 0)
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
+                                       ("battleship:2x4x2", "any"), ("moo:3,4,5", "consistent")])
+def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
+    """The root phase of --lookahead alone: every first guess's raised bound is at most its
+    true least total, each is recorded in the checkpoint with its level, and `moo checkpoint
+    verify` re-proves every one by the same bound."""
+    from argparse import Namespace
+
+    from optimizer.checkpoints import verify
+    from optimizer.search.objectives import Search
+    from optimizer.search.root import Outcome
+    from optimizer.search.total import TotalSearch
+
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    n = game.n_codes
+    log = tmp_path / "facts.json"
+    with Search(game, mode, workers=1, progress=False, checkpoint=str(log)) as search:
+        search.ready()
+        total = TotalSearch(search.solver, search.engine, progress=False,
+                            checkpoint=search.checkpoint)
+        total.lookahead = 2
+        classes = total.first_classes(n)
+        before = {g: b for b, g, _ in classes}
+        raised = total.raise_bounds(classes, n, int(B.INF), Outcome(0, None, False, 0))
+    assert any(b > before[g] for b, g, _ in raised)
+    for bound, guess, parts in raised:
+        true = n + sum(plain(frozenset(int(c) for c in p), n - 1, 1, 0) for p in parts.values())
+        assert before[guess] <= bound <= true
+    facts = search.checkpoint.totals[("total", n)].classes
+    assert facts and all(e["lookahead"] == 2 for e in facts.values())
+    args = Namespace(file=str(log), sample=None, seed=0, started=0.0, time_limit=None,
+                     workers=1, scheduler=None, quiet=True)
+    assert verify(args) == 0
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
+                                       ("battleship:2x4x2", "any")])
+def test_a_search_with_raised_bounds_stays_exact(spec, mode):
+    from optimizer.search.objectives import build_exact
+    from optimizer.tree import replay
+
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    tree = build_exact(game, "total", mode, progress=False, lookahead=2, improve=5)
+    assert tree.optimal
+    assert replay(tree).total == plain(frozenset(range(game.n_codes)), game.n_codes, 1, 0)
