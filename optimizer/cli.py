@@ -7,7 +7,10 @@ Heavy modules (numba kernels, searches) are imported inside the commands that ne
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import sys
+import threading
 import time
 
 import orjson
@@ -68,7 +71,22 @@ def entry() -> None:
 
 
 def _interrupted(signum, frame) -> None:
+    """Ctrl-C, kill or hang-up: KeyboardInterrupt in the main thread. Python swallows an
+    exception raised inside a gc callback (Dask's scheduler installs one in this process), so
+    a signal that lands there is delivered again a moment later instead of being lost."""
+    if _in_gc_callback(frame):
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
     raise KeyboardInterrupt
+
+
+def _in_gc_callback(frame) -> bool:
+    codes = {getattr(getattr(cb, "__func__", cb), "__code__", None) for cb in gc.callbacks}
+    while frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -179,6 +197,9 @@ def cmd_build(args) -> int:
     game = parse_game(args.game)
     if not args.strategy and not args.objective:
         args.strategy = "first-consistent"
+    if args.objective is None and (args.lookahead or args.improve):
+        raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
+                         "not to greedy strategies")
     if args.objective is not None:
         tree = _build_exact(game, args)
     else:

@@ -55,7 +55,7 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         log = search.checkpoint
         before = len(log.refuted) if log else 0
         incumbent = height_incumbent(game, guesses, deadline)
-        search.ready()
+        search.ready(("height",))
         setup = time.monotonic() - start
         found = search.min_height(incumbent)
         where = search.engine.where
@@ -119,7 +119,7 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
                 progress=progress, checkpoint=checkpoint) as search:
         incumbent = height_incumbent(game, guesses, deadline)
-        search.ready()
+        search.ready(("height", "total"))
         setup = time.monotonic() - start
         low = search.min_height(incumbent)
         found, meta = low, {}

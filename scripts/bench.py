@@ -38,19 +38,25 @@ PROBLEMS = [
 LONG = [("Bulls and Cows total", "bulls-cows:4x10", "total", "any", 26274)]
 
 
-def compile_seconds() -> float:
-    """Time to compile every search kernel once, in a child process with an empty numba cache."""
+def compile_seconds() -> list[tuple[str, float]]:
+    """Seconds to import the package and build a solver, then to compile each search's kernels
+    (solver.KERNELS, in that order), in a child process with an empty numba cache: a new
+    machine's first run, which compiles only what its command needs (`make run`: the height)."""
     code = (
         "import time; t = time.perf_counter();"
-        "from optimizer.games import parse_game; from optimizer.search.solver import Solver;"
-        "s = Solver(parse_game('mastermind:2x3'), 'any', table_bits=10); s.warm_up();"
-        "print(time.perf_counter() - t)"
+        "from optimizer.games import parse_game;"
+        "from optimizer.search.solver import KERNELS, Solver;"
+        "s = Solver(parse_game('mastermind:2x3'), 'any', table_bits=10);"
+        "print('import and solver', time.perf_counter() - t)\n"
+        "for k in KERNELS:\n"
+        "    t = time.perf_counter(); s.warm_up((k,)); print(k, time.perf_counter() - t)"
     )
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True, cwd=ROOT)
-    return float(out.stdout.strip().splitlines()[-1])
+    return [(line.rsplit(" ", 1)[0], float(line.rsplit(" ", 1)[1]))
+            for line in out.stdout.strip().splitlines()]
 
 
 def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> dict:
@@ -188,7 +194,9 @@ def main() -> int:
           f"{platform.python_version()}; load average {os.getloadavg()[0]:.2f}")
     failures = 0
     if not args.skip_table:
-        print(f"numba compile of all search kernels (empty cache): {compile_seconds():.1f} s")
+        parts = compile_seconds()
+        print("numba compile, empty cache: " + ", ".join(f"{k} {v:.1f} s" for k, v in parts)
+              + f"; all {sum(v for _, v in parts):.1f} s")
         print(f"{'problem':36} {'value':>7} {'set-up s':>9} {'search s':>9} {'nodes':>10}  where")
         for label, game, objective, guesses, expected in PROBLEMS + (LONG if args.long else []):
             r = run(game, objective, guesses, args.workers)

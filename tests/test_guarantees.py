@@ -419,3 +419,46 @@ def read_tree_bytes(raw: bytes) -> Tree:
     from optimizer.tree import loads, tree_from_json
 
     return tree_from_json(loads(raw))
+
+
+@pytest.mark.parametrize("options,said", [
+    (["--strategy", "entropy", "--improve", "3"], "apply to exact objectives"),
+    (["--objective", "height", "--lookahead", "1"], "not to height alone"),
+    (["--objective", "total", "--lookahead", "-1"], "not a whole number of levels"),
+    (["--objective", "total", "--lookahead", "two"], "not a whole number of levels"),
+    (["--objective", "total", "--improve", "0"], "not a positive, finite number of seconds"),
+])
+def test_lookahead_and_improve_are_checked(capsys, tmp_path, options, said):
+    status, out, err = run(capsys, "build", "mastermind:2x3", *options, "-o",
+                           str(tmp_path / "t.json"))
+    assert status == 2 and said in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_signal_inside_a_gc_callback_is_not_lost():
+    """Python swallows an exception raised in a gc callback (Dask's scheduler installs one in
+    the command's process): a signal landing there is delivered again, not lost."""
+    import gc
+    import signal
+    import sys
+    import time
+
+    from optimizer import cli
+
+    landed = []
+
+    def callback(phase, info):
+        if phase == "start" and not landed:
+            landed.append(True)
+            cli._interrupted(signal.SIGINT, sys._getframe())  # as if the signal came now
+
+    before = signal.signal(signal.SIGINT, cli._interrupted)
+    gc.callbacks.append(callback)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            gc.collect()
+            time.sleep(5)
+    finally:
+        gc.callbacks.remove(callback)
+        signal.signal(signal.SIGINT, before)
+    assert landed

@@ -22,7 +22,7 @@ Plain arrays in and out, no Python objects, so that the kernels compile once and
 import numpy as np
 from numba import njit
 
-from .partition import tells_nothing
+from .partition import bucket, tells_nothing
 
 MINIMAX = 0
 EXPECTED_SIZE = 1
@@ -149,18 +149,19 @@ def best_guesses(matrix, candidates, guesses, rule, width):
 
 @njit(cache=True, nogil=True)
 def greedy_total(matrix, candidates, every, consistent, rule, win, nf):
-    """The total of the rule's greedy tree on ``candidates`` (guesses summed over them), without
-    building it: what a rollout needs of each subtree it tries."""
+    """(total, height) of the rule's greedy tree on ``candidates`` (guesses summed over them, and
+    the most any of them takes), without building it: what a rollout needs of each subtree it
+    tries."""
     n = candidates.shape[0]
     buf = candidates.copy()
     tmp = np.empty(n, dtype=candidates.dtype)
     starts = np.empty(n + 1, dtype=np.int64)  # a stack of segments of buf: start, size, depth
     sizes = np.empty(n + 1, dtype=np.int64)
     depths = np.empty(n + 1, dtype=np.int64)
-    top = 0
     starts[0], sizes[0], depths[0] = 0, n, 1
     top = 1
     total = 0
+    height = 0
     count = np.zeros(nf, dtype=np.int64)
     at = np.zeros(nf, dtype=np.int64)
     while top > 0:
@@ -168,28 +169,18 @@ def greedy_total(matrix, candidates, every, consistent, rule, win, nf):
         s, m, d = starts[top], sizes[top], depths[top]
         if m == 1:
             total += d
+            height = max(height, d)
             continue
         seg = buf[s:s + m]
         g = choose_guess(matrix, seg, seg if consistent else every, rule)
-        count[:] = 0
-        for c in seg:
-            count[matrix[g, c]] += 1
-        pos = 0
-        for f in range(nf):
-            at[f] = pos
-            pos += count[f]
-        for c in seg:
-            f = matrix[g, c]
-            tmp[at[f]] = c
-            at[f] += 1
+        bucket(matrix, g, seg, nf, tmp, at, count)
         seg[:] = tmp[:m]
-        pos = 0
         for f in range(nf):
             if count[f] > 0:
                 if f == win:
                     total += d
+                    height = max(height, d)
                 else:
-                    starts[top], sizes[top], depths[top] = s + pos, count[f], d + 1
+                    starts[top], sizes[top], depths[top] = s + at[f], count[f], d + 1
                     top += 1
-            pos += count[f]
-    return total
+    return total, height

@@ -21,9 +21,9 @@ import numpy as np
 from numba import njit
 
 from .bundles import DCAP, INF, OPT_DEDUPE, OPT_TT, ST_NODES
-from .partition import bucket, is_duplicate, parts_by_size
+from .partition import is_duplicate
 from .table import find, set_hash, store
-from .total import min_total, rank_total
+from .total import min_total, part_bounds, rank_total
 
 EXACT_BELOW = 6  # parts of fewer candidates are solved exactly (min_total)
 
@@ -99,13 +99,8 @@ def lookahead(problem, orbits, bounds, table, run, cands, d, k, beta, bmax, path
             dup, n_seen = is_duplicate(problem, table.z1, g, cands, seen_g, seen_sig, n_seen)
             if dup:
                 continue
-        bucket(problem.F, g, cands, problem.nf, buf, starts, sizes)
-        ids = parts_by_size(sizes, problem.win, problem.nf)
-        part_lb = np.empty(ids.shape[0], dtype=np.int64)
-        rest = np.int64(0)
-        for i in range(ids.shape[0]):
-            part_lb[i] = LB[branching, sizes[ids[i]], dc]
-            rest += part_lb[i]
+        ids, part_lb, rest = part_bounds(problem, LB[branching, :, dc], g, cands, buf, starts,
+                                         sizes)
         total = np.int64(own)
         path[plen] = g
         cut = False

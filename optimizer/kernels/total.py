@@ -67,6 +67,20 @@ def _single(bounds, d):
 
 
 @njit(cache=True, nogil=True)
+def part_bounds(problem, lb, g, cands, buf, starts, sizes):
+    """Split cands by g into buf (starts, sizes per feedback); the non-winning parts' ids
+    largest first, their counting bounds (lb: by size) and the sum of those."""
+    bucket(problem.F, g, cands, problem.nf, buf, starts, sizes)
+    ids = parts_by_size(sizes, problem.win, problem.nf)
+    part_lb = np.empty(ids.shape[0], dtype=np.int64)
+    rest = np.int64(0)
+    for i in range(ids.shape[0]):
+        part_lb[i] = lb[sizes[ids[i]]]
+        rest += part_lb[i]
+    return ids, part_lb, rest
+
+
+@njit(cache=True, nogil=True)
 def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, plen):
     """Score a node's guesses (n > 2 candidates, d <= n guesses). Returns (guesses worth
     searching in order of their one-step bound, those bounds, whether each leaves small parts
@@ -224,13 +238,8 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
             dup, n_seen = is_duplicate(problem, table.z1, g, cands, seen_g, seen_sig, n_seen)
             if dup:
                 continue
-        bucket(problem.F, g, cands, problem.nf, buf, starts, sizes)
-        ids = parts_by_size(sizes, problem.win, problem.nf)
-        part_lb = np.empty(ids.shape[0], dtype=np.int64)
-        rest = np.int64(0)
-        for i in range(ids.shape[0]):
-            part_lb[i] = LB[branching, sizes[ids[i]], dc]
-            rest += part_lb[i]
+        ids, part_lb, rest = part_bounds(problem, LB[branching, :, dc], g, cands, buf, starts,
+                                         sizes)
         own = bounds.guess_cost * n
         if own + rest >= best:  # the node's own branching bound already rules this guess out
             if own + rest < lb_min:

@@ -26,7 +26,7 @@ import uuid
 from concurrent import futures as cf
 
 from .jobs import STOPPED, run_job, warm_up
-from .solver import Solver, SolverKey
+from .solver import KERNELS, Solver, SolverKey
 
 SMALL_GAME = 2000  # fewer codes than this: in-process unless workers are asked for
 SCHEDULER_ENV = "MOO_SCHEDULER"
@@ -106,8 +106,8 @@ class InProcess:
         self._done = _Completions()
         self.wait = self._done.wait
 
-    def ready(self) -> None:
-        self.solver.warm_up()
+    def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
+        self.solver.warm_up(kernels)
 
     def submit(self, fn, *args) -> Job:
         job_id = next(self._ids)
@@ -181,9 +181,9 @@ class Dask:
                                f"{self._error}") from self._error
         return self._client
 
-    def ready(self) -> None:
-        """Wait for the cluster, then build the solver on every worker (feedback matrix, kernels
-        from numba's cache), so that this is set-up time, not search time."""
+    def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
+        """Wait for the cluster, then build the solver on every worker (feedback matrix, these
+        kernels from numba's cache), so that this is set-up time, not search time."""
         from distributed import wait
 
         from .dask_worker import on_worker
@@ -191,7 +191,7 @@ class Dask:
         client = self.client()
         addresses = list(client.scheduler_info()["workers"])
         self.workers = max(1, sum(client.nthreads().values()))
-        warm = [client.submit(on_worker, self.key, ("warm", a), warm_up, workers=[a],
+        warm = [client.submit(on_worker, self.key, ("warm", a), warm_up, kernels, workers=[a],
                               allow_other_workers=False, pure=False) for a in addresses]
         wait(warm)
         for future in warm:

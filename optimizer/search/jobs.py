@@ -13,7 +13,7 @@ import numpy as np
 
 from ..kernels.bundles import DCAP
 from ..tree import Node
-from .solver import Solver
+from .solver import KERNELS, Solver
 
 STOPPED = "stopped"  # the result of a job cancelled while it ran
 
@@ -116,10 +116,10 @@ def class_bound(solver: Solver, guess: int, parts: list[np.ndarray], depth: int,
     return _counted(solver, work)
 
 
-def warm_up(solver: Solver) -> int:
+def warm_up(solver: Solver, kernels: tuple[str, ...] = KERNELS) -> int:
     """Load the kernels and the game before the first real job (its time is set-up, not search);
     returns the worker's process id."""
     import os
 
-    solver.warm_up()
+    solver.warm_up(kernels)
     return os.getpid()

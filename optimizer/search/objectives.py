@@ -17,7 +17,7 @@ from .engine import open_engine
 from .height import HeightSearch
 from .rollout import improve
 from .root import STOPPED_EARLY, Outcome
-from .solver import Solver
+from .solver import KERNELS, Solver
 from .strategies import STRATEGIES, grow_tree
 from .total import TotalSearch
 
@@ -92,7 +92,7 @@ class Search:
             self.checkpoint.check()
         self.solver = solver or Solver(game, guesses)
         self.engine = open_engine(self.solver, workers, scheduler)
-        self._ready = False
+        self._ready: set[str] = set()
 
     def __enter__(self) -> Search:
         return self
@@ -103,25 +103,27 @@ class Search:
     def close(self) -> None:
         self.engine.close()
 
-    def ready(self) -> None:
-        """Compile or load the kernels here and on the workers (set-up, not search time)."""
-        if not self._ready:
-            self.solver.warm_up()
-            self.engine.ready()
-            self._ready = True
+    def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
+        """Compile or load the kernels of these searches (solver.KERNELS) here and on the
+        workers (set-up, not search time), each once."""
+        todo = tuple(k for k in kernels if k not in self._ready)
+        if todo:
+            self.solver.warm_up(todo)
+            self.engine.ready(todo)
+            self._ready.update(todo)
 
     def _args(self) -> dict:
         return dict(deadline=self.deadline, progress=self.progress, checkpoint=self.checkpoint)
 
     def min_height(self, incumbent=(None, None)) -> Outcome:
-        self.ready()
+        self.ready(("height",))
         return HeightSearch(self.solver, self.engine, **self._args()).min_height(incumbent)
 
     def min_total(self, depth: int, upper: int | None = None, incumbent: Node | None = None,
                   cost: str = "total") -> Outcome:
         """Least cost within ``depth`` (kernels.bundles.COSTS); ``incumbent``: a tree to beat,
         ``upper`` its cost."""
-        self.ready()
+        self.ready(("height", "total", "lookahead") if self.lookahead else ("height", "total"))
         if self.improve and cost == "total":
             seconds = self.improve
             if self.deadline is not None:
@@ -156,6 +158,9 @@ class Search:
         """The tree of an exact objective, marked optimal only when the search completed; when
         stopped early (time limit, signal), the best tree found, ``meta.stopped`` set."""
         obj = Objective.parse(objective)
+        if obj.components == ("height",) and (self.lookahead or self.improve):
+            raise ValueError("--lookahead and --improve apply to least-cost objectives (total, "
+                             "deepest and their combinations), not to height alone")
         meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
         if self.checkpoint is not None:
             meta["checkpoint"] = str(self.checkpoint.path)

@@ -25,6 +25,9 @@ from ..kernels.total import min_total, rank_total
 from ..tree import Node
 
 HASH_SEED = 20261122
+# the kernels of each search, as warm_up compiles them: the height search's (with the guess
+# pools every search uses), the least cost's, the lookahead bound's
+KERNELS = ("height", "total", "lookahead")
 
 
 @dataclass(frozen=True)
@@ -177,21 +180,25 @@ class Solver:
         return ([(int(b), int(g)) for b, g in zip(bound, ranked, strict=True)], int(branching),
                 bool(complete) or solved >= 0)
 
-    def warm_up(self) -> None:
-        """Compile (or load from numba's cache) every kernel, on a set the game cannot reach: every
-        rule off (symmetry would not hold for it) and the tables left untouched."""
+    def warm_up(self, kernels: tuple[str, ...] = KERNELS) -> None:
+        """Compile (or load from numba's cache) the kernels of these searches (KERNELS), on a set
+        the game cannot reach: every rule off (symmetry would not hold for it) and the tables
+        left untouched. Only those a command needs: on an empty cache each costs seconds."""
         saved = self.run
         self.run = saved._replace(opts=0)
         try:
             small = self.all_codes[:3]
-            self.feasible(small, 2)
-            self.feasible(small, 3)
-            self.min_total(small, 3)
-            self.min_total(small, 3, only=[0])
-            self.rank_height(small, 3)
-            self.rank_total(small, 3)
-            self.lookahead(small, 3, 2)
-            self.representatives(small, [])
+            if "height" in kernels:
+                self.feasible(small, 2)
+                self.feasible(small, 3)
+                self.rank_height(small, 3)
+                self.representatives(small, [])
+            if "total" in kernels:
+                self.min_total(small, 3)
+                self.min_total(small, 3, only=[0])
+                self.rank_total(small, 3)
+            if "lookahead" in kernels:
+                self.lookahead(small, 3, 2)
         finally:
             self.run = saved
 

@@ -1,0 +1,47 @@
+"""The rollout improver (search/rollout.py) and its greedy counter: the counted greedy total and
+height are those of the greedy tree built and replayed, and every rollout tree is whole, fits
+its height limit and is never below the least total the plain search finds."""
+
+import numpy as np
+import pytest
+
+from optimizer.games import parse_game
+from optimizer.kernels.heuristics import RULES, greedy_total
+from optimizer.search.reference import plain_cost
+from optimizer.search.rollout import improve
+from optimizer.search.solver import Solver
+from optimizer.search.strategies import STRATEGIES, grow_tree
+from optimizer.tree import Tree, replay
+
+GAMES = [("mastermind:3x4", "any"), ("mastermind:3x4", "consistent"), ("bulls-cows:3x5", "any"),
+         ("moo:3,4,5", "any"), ("battleship:2x4x2", "any")]
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_greedy_total_is_the_greedy_trees(spec, mode, rule):
+    game = parse_game(spec)
+    root = grow_tree(game, STRATEGIES[rule](game, 0), mode)
+    built = replay(Tree(game, root, rule, mode))
+    every = np.arange(game.n_codes, dtype=np.int32)
+    total, height = greedy_total(game.feedback_matrix(), every, every, mode == "consistent",
+                                 RULES[rule], game.win, game.n_feedback)
+    assert (total, height) == (built.total, built.height)
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+def test_rollout_trees_are_whole_fit_and_never_beat_the_optimum(spec, mode):
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    solver = Solver(game, mode, table_bits=14)
+    least = plain(frozenset(range(game.n_codes)), game.n_codes, 1, 0)  # within any height
+    lowest = solver.min_height()  # checked against the plain search in test_exact.py
+    for depth in range(2, 8):
+        total, root = improve(solver, None, None, depth, 5.0, 0, progress=False)
+        assert (root is not None) == (depth >= lowest)  # a tree whenever one exists
+        if root is None:
+            continue
+        result = replay(Tree(game, root, "total", mode))
+        assert not result.defects
+        assert result.total == total and result.height <= depth
+        assert total >= least
