@@ -104,6 +104,44 @@ def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, spl
     assert tree.optimal and replay(tree).total == limited
 
 
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
+                                       ("battleship:2x4x2", "any"), ("moo:3,4,5", "any")])
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_small_game_in_one_job_or_by_classes_finds_the_plain_optima(spec, mode, whole,
+                                                                      monkeypatch):
+    """In this process a small game's root is one job (the kernel's own root search) unless a
+    checkpoint or the lookahead bound asks for classes; both ways give the plain optimum."""
+    from optimizer.search.total import TotalSearch
+
+    monkeypatch.setattr(TotalSearch, "whole_game", lambda self: whole)
+    game = parse_game(spec)
+    height, total, limited = plain_optimum(game, mode)
+    with Search(game, mode, workers=1, progress=False,
+                solver=Solver(game, mode, table_bits=14)) as search:
+        for depth, expected in ((game.n_codes, total), (height, limited)):
+            out = search.min_total(depth)
+            assert out.optimal and out.value == expected and out.lower_bound == expected
+            assert replay(_tree(game, mode, out.root)).total == expected
+            assert out.searched == len(TotalSearch(search.solver, search.engine).first_classes(
+                depth)) or not whole
+        assert search.min_total(height - 1).root is None  # no tree that low
+
+
+def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
+    from optimizer.search.objectives import total_incumbent
+    from optimizer.search.total import TotalSearch
+
+    game = parse_game("mastermind:4x6")
+    upper, incumbent = total_incumbent(game, "any", game.n_codes)
+    with Search(game, "any", workers=1, progress=False, deadline=time.monotonic() + 0.05,
+                solver=Solver(game, "any", table_bits=16)) as search:
+        search.ready(("height", "total"))
+        assert TotalSearch(search.solver, search.engine).whole_game()
+        out = search.min_total(game.n_codes, upper, incumbent)
+    assert out.stopped and not out.optimal and out.root is incumbent
+    assert out.lower_bound <= 5625 < out.value == upper
+
+
 def test_the_screened_height_search_takes_classes_in_order(cluster, split_everything):
     """Results are taken in the classes' order: the tree found does not depend on timing."""
     game = parse_game("battleship:2x4x2")

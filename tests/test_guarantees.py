@@ -462,3 +462,25 @@ def test_a_signal_inside_a_gc_callback_is_not_lost():
         gc.callbacks.remove(callback)
         signal.signal(signal.SIGINT, before)
     assert landed
+
+
+def test_the_kernel_cache_is_kept_per_version_of_every_kernel_source(tmp_path):
+    """numba's cache checks only the file defining a kernel, yet a kernel's machine code holds
+    the kernels it calls from other files: each version of the sources gets its own folder, so a
+    change to one file never runs beside stale code compiled from the old one."""
+    import shutil
+
+    import numba
+
+    import optimizer.kernels as kernels
+
+    here = Path(kernels.__file__).parent
+    copy = tmp_path / "kernels"
+    copy.mkdir()
+    for source in here.glob("*.py"):
+        shutil.copy(source, copy / source.name)
+    assert kernels.cache_folder(copy).name == kernels.cache_folder().name
+    (copy / "partition.py").write_text((copy / "partition.py").read_text() + "\n# changed\n")
+    assert kernels.cache_folder(copy).name != kernels.cache_folder().name
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        assert numba.config.CACHE_DIR == str(kernels.cache_folder())

@@ -83,4 +83,7 @@ Run = namedtuple("Run", [
     "stats",  # (3,) int64 counters, ST_* slots (written)
     "out",  # (1,) int64: the guess achieving a call's answer, or -1 (written)
     "counts",  # (codes, feedback ids) int32: scoring's scratch, reused by every node (written)
+    "masks",  # (MASK_DEPTH, codes) bool: orbit masks per path length (guesses.orbit_mask)
+    "mask_paths",  # (MASK_DEPTH, MASK_DEPTH + 1) int32: the path of each mask (written)
 ])
+MASK_DEPTH = 24  # a path longer than this computes its orbit mask every time

@@ -10,6 +10,9 @@
   them is kept.
 - Candidates first: pools list the candidates before the other codes, since only a candidate can
   win at once (the total search scores the others only when their bound can still win).
+
+The orbit mask over every code depends only on the guesses made so far, which every part of a
+node shares, probed or searched: it is remembered per path length in the Run's ``masks``.
 """
 
 import numpy as np
@@ -20,19 +23,60 @@ from .symmetry import representative_mask
 
 
 @njit(cache=True, nogil=True)
-def candidate_guesses(orbits, opts, cands, path, plen):
-    """The candidates that are the smallest of their symmetry orbit."""
-    if opts & OPT_SYMMETRY:
-        return cands[representative_mask(orbits, cands, path, plen)]
-    return cands
+def _remembered(run, path, plen):
+    """Whether row plen of run.masks holds the orbit mask of path[:plen] (row k of
+    run.mask_paths: 1, then the path it was computed for)."""
+    if plen >= run.masks.shape[0]:
+        return False
+    memo = run.mask_paths[plen]
+    if memo[0] != 1:
+        return False
+    for i in range(plen):
+        if memo[i + 1] != path[i]:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
-def other_guesses(problem, orbits, opts, cands, path, plen):
+def orbit_mask(problem, orbits, run, path, plen):
+    """mask[c]: whether code c is the smallest of its orbit under the symmetries fixing
+    path[:plen]; computed over every code and remembered per path length. Read only."""
+    if _remembered(run, path, plen):
+        return run.masks[plen]
+    mask = representative_mask(orbits, problem.all_codes, path, plen)
+    if plen < run.masks.shape[0]:
+        memo = run.mask_paths[plen]
+        run.masks[plen, :] = mask
+        memo[1:plen + 1] = path[:plen]
+        memo[0] = 1
+    return mask
+
+
+@njit(cache=True, nogil=True)
+def candidate_guesses(problem, orbits, run, cands, path, plen):
+    """The candidates that are the smallest of their symmetry orbit (from the remembered mask
+    when there is one: a mask over every code costs more than one over a few candidates)."""
+    if not run.opts & OPT_SYMMETRY:
+        return cands
+    if not _remembered(run, path, plen):
+        return cands[representative_mask(orbits, cands, path, plen)]
+    mask = run.masks[plen]
+    out = np.empty_like(cands)
+    k = 0
+    for c in cands:
+        if mask[c]:
+            out[k] = c
+            k += 1
+    return out[:k]
+
+
+@njit(cache=True, nogil=True)
+def other_guesses(problem, orbits, run, cands, path, plen):
     """The codes outside the candidates, one per symmetry orbit (and per live-symbol pattern)."""
     all_codes = problem.all_codes
+    opts = run.opts
     if opts & OPT_SYMMETRY:
-        mask = representative_mask(orbits, all_codes, path, plen)
+        mask = orbit_mask(problem, orbits, run, path, plen).copy()
     else:
         mask = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
@@ -50,12 +94,12 @@ def other_guesses(problem, orbits, opts, cands, path, plen):
 
 
 @njit(cache=True, nogil=True)
-def guess_pool(problem, orbits, opts, cands, path, plen):
+def guess_pool(problem, orbits, run, cands, path, plen):
     """The allowed guesses, one per class of equivalent ones, candidates first."""
-    first = candidate_guesses(orbits, opts, cands, path, plen)
+    first = candidate_guesses(problem, orbits, run, cands, path, plen)
     if problem.consistent:
         return first
-    other = other_guesses(problem, orbits, opts, cands, path, plen)
+    other = other_guesses(problem, orbits, run, cands, path, plen)
     return np.concatenate((first, other))
 
 

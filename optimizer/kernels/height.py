@@ -60,7 +60,7 @@ def rank_height(problem, orbits, bounds, run, cands, d, bmax, path, plen):
     M = bounds.M
     dc = min(d - 1, DCAP)
     limit = M[bmax, dc]
-    pool = guess_pool(problem, orbits, run.opts, cands, path, plen)
+    pool = guess_pool(problem, orbits, run, cands, path, plen)
     G = pool.shape[0]
     run.stats[ST_SCORED] += G
     separate = _separates(problem, run, d)
@@ -166,7 +166,7 @@ def feasible(problem, orbits, bounds, table, run, cands, d, bmax, path, plen, on
                 run.stats[ST_TT_HITS] += 1
                 return False
     if d == 2:
-        pool = guess_pool(problem, orbits, opts, cands, path, plen) if whole else only
+        pool = guess_pool(problem, orbits, run, cands, path, plen) if whole else only
         g = separating_guess(problem.F, pool, cands, problem.nf, run.stats)
         if tt:
             store(table, h1, h2, meta, 0 if g >= 0 else d + 1, d if g >= 0 else INF, g)

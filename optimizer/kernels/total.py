@@ -90,7 +90,7 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
     opts = run.opts
     LB = bounds.LB
     own = bounds.guess_cost * n  # one guess for every candidate here
-    pool = candidate_guesses(orbits, opts, cands, path, plen)
+    pool = candidate_guesses(problem, orbits, run, cands, path, plen)
     n_cand = pool.shape[0]
     G = n_cand if problem.consistent else n_cand + problem.all_codes.shape[0] - n
     dc = min(d - 1, DCAP)
@@ -139,7 +139,7 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             complete = False
             break
         offset = n_cand
-        pool = other_guesses(problem, orbits, opts, cands, path, plen)
+        pool = other_guesses(problem, orbits, run, cands, path, plen)
         if pool.shape[0] == 0:
             break
     if not complete or not opts & OPT_BRANCHING:

@@ -16,7 +16,17 @@ import numpy as np
 
 from ..games import Game
 from ..kernels.bounds import bound_tables
-from ..kernels.bundles import DCAP, INF, OPT_ALL, OPT_SYMMETRY, ST_NODES, Orbits, Problem, Run
+from ..kernels.bundles import (
+    DCAP,
+    INF,
+    MASK_DEPTH,
+    OPT_ALL,
+    OPT_SYMMETRY,
+    ST_NODES,
+    Orbits,
+    Problem,
+    Run,
+)
 from ..kernels.height import feasible, rank_height
 from ..kernels.lookahead import lookahead
 from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
@@ -72,7 +82,9 @@ class Solver:
         self._costs = {"total": (self.bounds, self.total_table)}
         self.stats = np.zeros(3, dtype=np.int64)
         self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64),
-                       np.zeros((n, game.n_feedback), dtype=np.int32))
+                       np.zeros((n, game.n_feedback), dtype=np.int32),
+                       np.zeros((MASK_DEPTH, n), dtype=np.bool_),
+                       np.zeros((MASK_DEPTH, MASK_DEPTH + 1), dtype=np.int32))
         self._lock = threading.Lock()
         self._job = None  # the id of the job running on this solver, for cancel()
 
