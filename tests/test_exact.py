@@ -173,7 +173,7 @@ def test_a_stopped_search_stores_nothing():
     solver.min_total(solver.root(), 64)
     solver.feasible(solver.root(), 4)
     for table in (solver.height_table, solver.total_table):
-        assert (table.vals[:, 0] == -1).all()
+        assert (table.vals[:, 0] == 0).all()
     assert solver.stats[B.ST_NODES] == 2
 
 
@@ -221,7 +221,7 @@ def test_warm_up_leaves_no_trace_in_the_tables():
     solver = Solver(parse_game("bulls-cows:3x5"), "any", table_bits=12)
     solver.warm_up()
     for table in (solver.height_table, solver.total_table):
-        assert (table.vals[:, 0] == -1).all()
+        assert (table.vals[:, 0] == 0).all()
     assert solver.opts == B.OPT_ALL
 
 

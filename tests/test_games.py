@@ -163,6 +163,22 @@ def test_win_only_on_the_diagonal(spec):
     assert (wins[:, 0] == wins[:, 1]).all()
 
 
+@pytest.mark.parametrize("spec", ["mastermind:4x6", "bulls-cows:4x7", "moo:3,4,5",
+                                  "mastermind:3x5", "bulls-cows:2x3"])
+def test_small_games_matrix_equals_the_kernels(spec):
+    """Small digit games build their matrix with numpy (no compiled kernel to load): the same
+    matrix, entry for entry, as the kernel that builds the large ones."""
+    from optimizer.games.digits import SMALL_MATRIX, small_feedback_matrix
+    from optimizer.kernels.feedback import digit_feedback_matrix
+
+    game = parse_game(spec)
+    assert game.n_codes <= SMALL_MATRIX
+    args = game.codes, game.n_symbols, game.base
+    expected = digit_feedback_matrix(*args)
+    assert np.array_equal(small_feedback_matrix(*args), expected)
+    assert np.array_equal(game.feedback_matrix(), expected)
+
+
 # --- sizes ---------------------------------------------------------------------------------
 
 

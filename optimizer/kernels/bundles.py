@@ -72,7 +72,7 @@ Bounds = namedtuple("Bounds", [
 
 Table = namedtuple("Table", [
     "keys",  # (2^bits, 2) uint64: the two hashes of a candidate set
-    "vals",  # (2^bits, 4) int64: meta (size, depth), lower bound, upper bound, guess
+    "vals",  # (2^bits, 4) int64: meta (size, depth; 0: empty), lower bound, upper bound, guess
     "z1",  # random odd 64-bit word per code: set hash 1 (also partition signatures)
     "z2",  # an independent word per code: set hash 2
     "stop",  # (1,) int8, written by another thread: nonzero ends the search, nothing is stored

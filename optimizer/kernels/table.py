@@ -6,8 +6,9 @@ A set is keyed by two independent 64-bit sums of random words (order-free, so a 
 one pass) plus its size and depth in ``meta``: a proof never rests on one hash. Entries hold a
 proven interval [lower, upper] of the value and the guess achieving ``upper``. Two-way buckets in
 open-addressed numpy arrays (far faster in numba than a typed dict); on a full bucket the entry
-of the smaller set is replaced. A stopped search (``stop`` set) stores nothing: its unfinished
-answers are not facts.
+of the smaller set is replaced. An empty slot is all zeros: a stored set has at least two codes,
+so its meta (size << 20 | depth) is never 0 and an empty slot is always the first replaced. A
+stopped search (``stop`` set) stores nothing: its unfinished answers are not facts.
 """
 
 import numpy as np
@@ -21,9 +22,11 @@ def new_table(bits: int, n_codes: int, seed: int, stop: np.ndarray | None = None
     hash words, ``stop`` may be shared with other tables of the same search."""
     rng = np.random.default_rng(seed)
     n = n_codes
+    # All zeros: the system hands such memory over untouched, page by page as entries land, where
+    # filling 2^22 slots took a quarter of a second (most of a small game's search).
     return Table(
         keys=np.zeros((1 << bits, 2), dtype=np.uint64),
-        vals=np.full((1 << bits, 4), -1, dtype=np.int64),
+        vals=np.zeros((1 << bits, 4), dtype=np.int64),
         z1=_odd_words(rng, n),
         z2=_odd_words(rng, n),
         stop=np.zeros(1, dtype=np.int8) if stop is None else stop,
@@ -37,7 +40,7 @@ def _odd_words(rng, n: int) -> np.ndarray:
 def clear(table: Table) -> None:
     """Forget every entry (the hash words stay)."""
     table.keys[:] = 0
-    table.vals[:] = -1
+    table.vals[:] = 0
 
 
 @njit(cache=True, nogil=True)

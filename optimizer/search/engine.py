@@ -107,7 +107,7 @@ class InProcess:
         self.wait = self._done.wait
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
-        self.solver.warm_up(kernels)
+        """Nothing: the jobs run on the search's own solver, which Search.ready warms."""
 
     def submit(self, fn, *args) -> Job:
         job_id = next(self._ids)

@@ -123,17 +123,23 @@ class Search:
                   cost: str = "total") -> Outcome:
         """Least cost within ``depth`` (kernels.bundles.COSTS); ``incumbent``: a tree to beat,
         ``upper`` its cost."""
-        self.ready(("height", "total", "lookahead") if self.lookahead else ("height", "total"))
-        if self.improve and cost == "total":
+        # The height kernels only where something calls them: the rollouts (a tree's fit within
+        # a depth limit); loading them for nothing was a tenth of a small game's command.
+        improving = bool(self.improve) and cost == "total"
+        self.ready(("total",) + ("lookahead",) * bool(self.lookahead) + ("height",) * improving)
+        if improving:
             seconds = self.improve
             if self.deadline is not None:
                 seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
             s = self.solver
             bound = int(s.bounds.LB[s.branches, self.game.n_codes, min(depth, DCAP)])
             upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.progress)
+        return self._total_search(cost).min_total(depth, upper, incumbent)
+
+    def _total_search(self, cost: str = "total") -> TotalSearch:
         search = TotalSearch(self.solver, self.engine, **self._args())
         search.cost, search.lookahead = cost, self.lookahead
-        return search.min_total(depth, upper, incumbent)
+        return search
 
     def fewest_deepest(self, depth: int, start: Node, meta: dict,
                        lexicographic: bool = True) -> tuple[Outcome, Outcome | None]:
@@ -192,8 +198,7 @@ class Search:
         if obj.tie == "deepest":
             return self._deepest(out.value, out.root, meta, best, out.value)
         start = _total_of(self.game, self.guesses, out.root), out.root
-        upper = total_incumbent(self.game, self.guesses, out.value, self.deadline, start)
-        total = self.min_total(out.value, *upper)
+        total = self.min_total(out.value, *self._incumbent(out.value, start))
         meta["total_search"] = total.effort()
         if not total.optimal:  # the height is proven; the tie-break is not
             meta["total_lower_bound"] = int(total.lower_bound)
@@ -239,14 +244,22 @@ class Search:
 
     def _total_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
         first = best[0]
-        value, root = total_incumbent(self.game, self.guesses, depth, self.deadline,
-                                      (first.value, first.root) if first.root else (None, None))
-        out = self.min_total(depth, value, root)
+        out = self.min_total(depth, *self._incumbent(
+            depth, (first.value, first.root) if first.root else (None, None)))
         meta["total_search"] = out.effort()
         if obj.tie == "height" and out.optimal:
             out = self._least_height_at_total(out)
             meta["height_search"] = out.effort()
         return out
+
+    def _incumbent(self, depth: int, start: tuple) -> tuple:
+        """(total, root) for a least-total search within ``depth`` to beat: ``start`` or a
+        better greedy tree. A game searched as one job finds its optimum as quickly without the
+        greedy tree (the same nodes on Mastermind 4x6, moo 10,11,12 and Bulls and Cows 4 of 7),
+        so it is not built there; searched by classes, every job starts from the best bound."""
+        if self._total_search().whole_game():
+            return start
+        return total_incumbent(self.game, self.guesses, depth, self.deadline, start)
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
         """Seed 000's tree (quick for every game), with the counting bound of the objective's

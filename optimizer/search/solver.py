@@ -200,11 +200,11 @@ class Solver:
         self.run = saved._replace(opts=0)
         try:
             small = self.all_codes[:3]
+            self.representatives(small, [])  # every search keeps one guess per orbit
             if "height" in kernels:
                 self.feasible(small, 2)
                 self.feasible(small, 3)
                 self.rank_height(small, 3)
-                self.representatives(small, [])
             if "total" in kernels:
                 self.min_total(small, 3)
                 self.min_total(small, 3, only=[0])
