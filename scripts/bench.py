@@ -60,9 +60,10 @@ def compile_seconds() -> list[tuple[str, float]]:
 
 
 def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> dict:
-    """One problem as `moo build` runs it: the greedy tree and the workers are set-up."""
+    """One problem as `moo build` runs it: the greedy tree (where the search uses one, see
+    Search.total_start) and the workers are set-up."""
     from optimizer.games import parse_game
-    from optimizer.search.objectives import Objective, Search, height_incumbent, total_incumbent
+    from optimizer.search.objectives import Objective, Search, height_incumbent
 
     start = time.perf_counter()
     game = parse_game(game_spec)
@@ -72,7 +73,7 @@ def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> di
         if obj.first == "height":
             incumbent = height_incumbent(game, guesses)
         else:
-            incumbent = total_incumbent(game, guesses, depth)
+            incumbent = search.total_start(depth)
         search.ready()
         setup = time.perf_counter() - start
         if obj.first == "height":

@@ -65,6 +65,26 @@ def test_pruned_search_equals_plain_search(spec, mode, rule, plain):
     assert found == plain(spec, mode)
 
 
+@pytest.mark.parametrize("spec", ["mastermind:3x4", "battleship:2x4x2", "bulls-cows:3x5",
+                                  "moo:3,4,5"])
+def test_the_kernels_answer_ids_split_the_same(spec):
+    """The kernels see the feedback ids renumbered densely (solver.dense_answers): the same
+    parts for every guess, the winning part the winning one, the order of ids kept (ties between
+    parts of one size are searched in the same order)."""
+    from optimizer.search.solver import dense_answers
+
+    game = parse_game(spec)
+    matrix = game.feedback_matrix()
+    dense, win, n_answers = dense_answers(matrix, game.win)
+    assert n_answers == len(np.unique(matrix)) and set(np.unique(dense)) == set(range(n_answers))
+    assert (dense.diagonal() == win).all()
+    order = np.argsort(matrix.ravel(), kind="stable")
+    assert (np.diff(dense.ravel()[order].astype(int)) >= 0).all()  # ids keep their order
+    assert ((dense == win) == (matrix == game.win)).all()
+    pairs = np.unique(np.stack([matrix.ravel(), dense.ravel()]), axis=1)
+    assert len(set(pairs[0])) == len(set(pairs[1])) == pairs.shape[1]  # one id for one id
+
+
 # Games on which each rule should do some work (it is checked that it does).
 FIRES_ON = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
             ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent")]

@@ -16,6 +16,16 @@ from numba import njit
 
 from .bundles import Table
 
+MAX_BITS = 22  # 2^22 slots: 192 MB per table
+
+
+def table_bits(n_codes: int) -> int:
+    """Slots for a game's tables: about 2^9 per code, 2^16 to 2^22. The least-total searches of
+    the small games store about as many sets as they have nodes (moo 10,11,12: 1.5 million
+    nodes, 1% more of them in 2^20 slots than in 2^22, the same time), while first touching the
+    pages of a table larger than the search was 0.2 s of Mastermind 4x6's 0.5 s."""
+    return min(MAX_BITS, max(16, (n_codes - 1).bit_length() + 9))
+
 
 def new_table(bits: int, n_codes: int, seed: int, stop: np.ndarray | None = None) -> Table:
     """An empty table of 2^bits entries for sets of codes below ``n_codes``; ``seed`` draws the

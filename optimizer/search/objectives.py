@@ -198,7 +198,7 @@ class Search:
         if obj.tie == "deepest":
             return self._deepest(out.value, out.root, meta, best, out.value)
         start = _total_of(self.game, self.guesses, out.root), out.root
-        total = self.min_total(out.value, *self._incumbent(out.value, start))
+        total = self.min_total(out.value, *self.total_start(out.value, start))
         meta["total_search"] = total.effort()
         if not total.optimal:  # the height is proven; the tie-break is not
             meta["total_lower_bound"] = int(total.lower_bound)
@@ -244,7 +244,7 @@ class Search:
 
     def _total_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
         first = best[0]
-        out = self.min_total(depth, *self._incumbent(
+        out = self.min_total(depth, *self.total_start(
             depth, (first.value, first.root) if first.root else (None, None)))
         meta["total_search"] = out.effort()
         if obj.tie == "height" and out.optimal:
@@ -252,7 +252,7 @@ class Search:
             meta["height_search"] = out.effort()
         return out
 
-    def _incumbent(self, depth: int, start: tuple) -> tuple:
+    def total_start(self, depth: int, start: tuple = (None, None)) -> tuple:
         """(total, root) for a least-total search within ``depth`` to beat: ``start`` or a
         better greedy tree. A game searched as one job finds its optimum as quickly without the
         greedy tree (the same nodes on Mastermind 4x6, moo 10,11,12 and Bulls and Cows 4 of 7),

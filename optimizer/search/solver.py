@@ -31,6 +31,7 @@ from ..kernels.height import feasible, rank_height
 from ..kernels.lookahead import lookahead
 from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
 from ..kernels.table import clear, new_table
+from ..kernels.table import table_bits as default_table_bits
 from ..kernels.total import min_total, rank_total
 from ..tree import Node
 
@@ -47,7 +48,7 @@ class SolverKey:
     game: str  # spec
     guesses: str = "any"
     opts: int = OPT_ALL
-    table_bits: int = 22
+    table_bits: int | None = None  # kernels.table.table_bits of the game when None
     counting: bool = True  # counting bounds (off only in tests)
 
     def build(self) -> Solver:
@@ -62,18 +63,19 @@ class Solver:
     with the plain search)."""
 
     def __init__(self, game: Game, guesses: str = "any", opts: int = OPT_ALL,
-                 table_bits: int = 22, counting: bool = True):
+                 table_bits: int | None = None, counting: bool = True):
         if guesses not in ("any", "consistent"):
             raise ValueError("guesses must be 'any' or 'consistent'")
         self.game, self.guesses = game, guesses
-        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting)
-        matrix = game.feedback_matrix()
         n = game.n_codes
+        table_bits = table_bits or default_table_bits(n)
+        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting)
+        matrix, win, n_answers = dense_answers(game.feedback_matrix(), game.win)
         self.all_codes = np.arange(n, dtype=np.int32)
         self.problem = Problem(matrix, np.ascontiguousarray(matrix.T), self.all_codes,
-                               game.win, game.n_feedback, guesses == "consistent")
+                               win, n_answers, guesses == "consistent")
         self.orbits = _orbits(game)
-        self.branches = int(np.count_nonzero(np.unique(matrix) != game.win))
+        self.branches = n_answers - 1  # every answer but the win occurs
         self.bounds = bound_tables(n, self.branches, counting)  # the total's (and M: height)
         self.stop = np.zeros(1, dtype=np.int8)
         self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
@@ -82,7 +84,7 @@ class Solver:
         self._costs = {"total": (self.bounds, self.total_table)}
         self.stats = np.zeros(3, dtype=np.int64)
         self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64),
-                       np.zeros((n, game.n_feedback), dtype=np.int32),
+                       np.zeros((n, n_answers), dtype=np.int32),
                        np.zeros((MASK_DEPTH, n), dtype=np.bool_),
                        np.zeros((MASK_DEPTH, MASK_DEPTH + 1), dtype=np.int32))
         self._lock = threading.Lock()
@@ -253,6 +255,18 @@ class Solver:
         for fid, part in self.game.parts(guess, cands).items():
             node.next[fid] = self._tree(depth - 1, part, path + [guess], choose)
         return node
+
+
+def dense_answers(matrix: np.ndarray, win: int) -> tuple[np.ndarray, int, int]:
+    """(the matrix with its feedback ids renumbered 0..k-1 in their order, the winning id, k):
+    the kernels count parts per id, and ids no guess can get cost as much as real ones
+    (Mastermind 4x6: 14 answers among 25 ids, Battleship 20 among 64). The kernels answer only
+    guesses and values; trees keep the game's own ids."""
+    occurs = np.bincount(matrix.ravel(), minlength=win + 1) > 0
+    if occurs.all():
+        return matrix, win, len(occurs)
+    renumber = (np.cumsum(occurs) - 1).astype(matrix.dtype)
+    return renumber[matrix], int(renumber[win]), int(occurs.sum())
 
 
 def _orbits(game: Game) -> Orbits:
