@@ -82,7 +82,9 @@ Run = namedtuple("Run", [
     "opts",  # OPT_* bits
     "stats",  # (3,) int64 counters, ST_* slots (written)
     "out",  # (1,) int64: the guess achieving a call's answer, or -1 (written)
-    "counts",  # (codes, feedback ids) int32: scoring's scratch, reused by every node (written)
+    "counts",  # (codes, feedback ids) uint16: scoring's scratch, reused by every node (written)
+    "small_counts",  # the same in uint8, for nodes of fewer than 256 candidates (written)
+    "scores",  # (4, codes) int64: what score_pool returns, valid until its next call (written)
     "masks",  # (MASK_DEPTH, codes) bool: orbit masks per path length (guesses.orbit_mask)
     "mask_paths",  # (MASK_DEPTH, MASK_DEPTH + 1) int32: the path of each mask (written)
 ])

@@ -72,7 +72,7 @@ def rank_height(problem, orbits, bounds, run, cands, d, bmax, path, plen):
     if n > limit and not every_code and not some_guess_fits(problem, run.counts, pool, cands,
                                                             limit):
         return none, np.empty(0, dtype=np.int64), bmax, no_codes
-    all_largest, all_parts, _, answers = score_pool(problem, run.counts, pool, cands,
+    all_largest, all_parts, _, answers = score_pool(problem, run, pool, cands,
                                                     bounds.LB[bmax], dc)
     branching = 0
     keep = np.zeros(G, dtype=np.bool_)
@@ -89,11 +89,12 @@ def rank_height(problem, orbits, bounds, run, cands, d, bmax, path, plen):
     if not keep.any() or n > M[branching, min(d, DCAP)]:
         return none, np.empty(0, dtype=np.int64), branching, no_codes
     order = np.argsort(key[keep])
+    ranked, largest = pool[keep][order], all_largest[keep][order]  # before score_pool runs again
     if every_code:
         separators = by_answers(pool, answers, problem.nf)
     else:
         separators = separator_codes(problem, bounds, run, cands, d)
-    return pool[keep][order], all_largest[keep][order], branching, separators
+    return ranked, largest, branching, separators
 
 
 @njit(cache=True, nogil=True)
@@ -110,7 +111,7 @@ def separator_codes(problem, bounds, run, cands, d):
     if not _separates(problem, run, d):
         return problem.all_codes[:0], np.zeros(0, dtype=np.int64)
     codes = problem.all_codes
-    answers = score_pool(problem, run.counts, codes, cands, bounds.LB[0], 0)[3]
+    answers = score_pool(problem, run, codes, cands, bounds.LB[0], 0)[3]
     run.stats[ST_SCORED] += codes.shape[0]
     return by_answers(codes, answers, problem.nf)
 

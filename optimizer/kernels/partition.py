@@ -64,37 +64,58 @@ def parts_by_size(sizes, win, nf):
 
 
 @njit(cache=True, nogil=True)
-def score_pool(problem, scratch, pool, cands, LB, dc):
+def score_pool(problem, run, pool, cands, LB, dc):
     """Every guess of pool over the candidates: (largest non-winning part, number of non-winning
-    parts, sum of LB over the non-winning parts, number of different answers), each an array.
-    LB is the bound table of one branching factor, dc the depth column.
-    ``scratch``: a (codes, feedback ids) int32 array to count in, reused from node to node (a
-    fresh one per node costs a large allocation, and its page faults, every time)."""
+    parts, sum of LB over the non-winning parts, number of different answers), each an array
+    that is a view of ``run.scores``, valid until the next call (copy what must outlive it).
+    LB is the bound table of one branching factor, dc the depth column. The counters and the
+    results are the run's scratch, reused from node to node (fresh arrays per node cost
+    allocations, zero-filling and page faults every time), the counters in bytes when every
+    count fits: smaller counters stay in a nearer cache."""
     FT, win, nf = problem.FT, problem.win, problem.nf
+    if cands.shape[0] < 256:
+        _count_parts(FT, pool, cands, run.small_counts)
+        return _summarise(run.small_counts, pool.shape[0], win, nf, LB, dc, run.scores)
+    _count_parts(FT, pool, cands, run.counts)
+    return _summarise(run.counts, pool.shape[0], win, nf, LB, dc, run.scores)
+
+
+@njit(cache=True, nogil=True)
+def _count_parts(FT, pool, cands, counts):
+    """counts[i, f]: the candidates answering f to pool[i], one candidate's row of the transposed
+    matrix at a time."""
     G = pool.shape[0]
-    counts = scratch[:G]
-    counts[:] = 0
+    counts[:G] = 0
     for c in cands:
         row = FT[c]
         for i in range(G):
             counts[i, row[pool[i]]] += 1
-    largest = np.zeros(G, dtype=np.int64)
-    parts = np.zeros(G, dtype=np.int64)
-    answers = np.zeros(G, dtype=np.int64)
-    lb1 = np.zeros(G, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _summarise(counts, G, win, nf, LB, dc, out):
+    """Each guess's row of counts in four figures, written to out[:, :G] (returned as views)."""
     for i in range(G):
+        largest = np.int64(0)
+        parts = np.int64(0)
+        answers = np.int64(0)
+        lb1 = np.int64(0)
         for f in range(nf):
-            cnt = counts[i, f]
+            cnt = np.int64(counts[i, f])
             if cnt == 0:
                 continue
-            answers[i] += 1
+            answers += 1
             if f == win:
                 continue
-            parts[i] += 1
-            lb1[i] += LB[cnt, dc]
-            if cnt > largest[i]:
-                largest[i] = cnt
-    return largest, parts, lb1, answers
+            parts += 1
+            lb1 += LB[cnt, dc]
+            if cnt > largest:
+                largest = cnt
+        out[0, i] = largest
+        out[1, i] = parts
+        out[2, i] = lb1
+        out[3, i] = answers
+    return out[0, :G], out[1, :G], out[2, :G], out[3, :G]
 
 
 @njit(cache=True, nogil=True)

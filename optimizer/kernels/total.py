@@ -103,7 +103,7 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
     complete = True  # whether every allowed guess was scored
     offset = 0
     while True:
-        all_largest, all_parts, all_lb1, _ = score_pool(problem, run.counts, pool, cands,
+        all_largest, all_parts, all_lb1, _ = score_pool(problem, run, pool, cands,
                                                         LB[bmax], dc)
         run.stats[ST_SCORED] += pool.shape[0]
         for i in range(pool.shape[0]):
@@ -213,7 +213,7 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
                 return lb0
     else:
         ranked, branching, lb_min = only, bmax, INF
-        bound = score_pool(problem, run.counts, only, cands, LB[bmax], dc)[2]
+        bound = score_pool(problem, run, only, cands, LB[bmax], dc)[2].copy()
         bound += bounds.guess_cost * n
         small = np.zeros(only.shape[0], dtype=np.bool_)
     buf = np.empty(n, dtype=cands.dtype)

@@ -84,7 +84,9 @@ class Solver:
         self._costs = {"total": (self.bounds, self.total_table)}
         self.stats = np.zeros(3, dtype=np.int64)
         self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64),
-                       np.zeros((n, n_answers), dtype=np.int32),
+                       np.zeros((n, n_answers), dtype=np.uint16),
+                       np.zeros((n, n_answers), dtype=np.uint8),
+                       np.zeros((4, n), dtype=np.int64),
                        np.zeros((MASK_DEPTH, n), dtype=np.bool_),
                        np.zeros((MASK_DEPTH, MASK_DEPTH + 1), dtype=np.int32))
         self._lock = threading.Lock()
