@@ -15,8 +15,8 @@ from optimizer.compare import compare, table
 from optimizer.games import parse_game
 from optimizer.kernels.heuristics import RULES, choose_guess
 from optimizer.search.build import build_tree
-from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES
-from optimizer.tree import replay, write_tree
+from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES, grow_tree
+from optimizer.tree import Tree, replay, write_tree
 
 SMALL_GAMES = ("mastermind:3x3", "bulls-cows:3x5", "moo:3,4,5", "battleship:2x4x2")
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -49,6 +49,20 @@ def test_every_strategy_solves_every_secret(spec, mode, name):
     assert result.secrets == game.n_codes
     expected_mode = "consistent" if name in CONSISTENT_ONLY else mode
     assert tree.guesses == expected_mode
+
+
+@pytest.mark.parametrize("spec", SMALL_GAMES + ("mastermind:1x1",))
+@pytest.mark.parametrize("mode", ("any", "consistent"))
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_depths_counted_while_growing_are_the_replays(spec, mode, name):
+    """The search's greedy starting points take their height and total from the depths
+    grow_tree counts, not from a replay: both must agree, secret by secret."""
+    game = parse_game(spec)
+    depths: dict[int, int] = {}
+    root = grow_tree(game, STRATEGIES[name](game, 3), mode, depths=depths)
+    result = replay(Tree(game=game, root=root, objective=name, guesses=mode))
+    assert result.defects == []
+    assert depths == result.histogram
 
 
 @pytest.mark.parametrize("spec", SMALL_GAMES)

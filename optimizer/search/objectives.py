@@ -33,9 +33,9 @@ def _greedy(game: Game, name: str, guesses: str,
             deadline: float | None = None) -> tuple[int, int, Node]:
     """(height, total, root) of one greedy strategy's tree; TimeoutError past ``deadline``."""
     mode = "consistent" if name == "first-consistent" else guesses
-    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline)
-    result = replay(Tree(game=game, root=root, objective=name, guesses=mode))
-    return result.height, result.total, root
+    depths: dict[int, int] = {}
+    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline, depths)
+    return max(depths), sum(depth * count for depth, count in depths.items()), root
 
 
 def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None = None,

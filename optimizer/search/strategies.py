@@ -31,15 +31,18 @@ HEURISTICS = ("minimax", "expected-size", "entropy", "most-parts")
 
 
 def grow_tree(game: Game, choose: Chooser, guesses: str = "any",
-              deadline: float | None = None) -> Node:
+              deadline: float | None = None, depths: dict[int, int] | None = None) -> Node:
     """Apply ``choose`` at every node, from all codes down to single candidates; TimeoutError
-    past ``deadline`` (a time.monotonic() value: the set-up of a time-limited search)."""
+    past ``deadline`` (a time.monotonic() value: the set-up of a time-limited search).
+    ``depths``, when given, counts the secrets solved at each depth as the tree grows: the tree
+    follows the rules by construction, so its height and total need no replay (which was a
+    tenth of Mastermind's least-total command)."""
     root = Node(-1)
-    stack = [(root, np.arange(game.n_codes, dtype=np.int32))]
+    stack = [(root, np.arange(game.n_codes, dtype=np.int32), 1)]
     while stack:
         if deadline is not None and time.monotonic() >= deadline:
             raise TimeoutError
-        node, candidates = stack.pop()
+        node, candidates, depth = stack.pop()
         node.guess = int(choose(candidates, guesses))
         parts = game.parts(node.guess, candidates)
         if tells_nothing(parts, len(candidates)):
@@ -47,10 +50,12 @@ def grow_tree(game: Game, choose: Chooser, guesses: str = "any",
                 f"strategy chose {game.format_code(node.guess)}, which tells the "
                 f"{len(candidates)} candidates nothing apart"
             )
+        if depths is not None and len(candidates) > sum(len(p) for p in parts.values()):
+            depths[depth] = depths.get(depth, 0) + 1  # the guess was a candidate: solved here
         for fid, part in parts.items():
             child = Node(-1)
             node.next[fid] = child
-            stack.append((child, part))
+            stack.append((child, part, depth + 1))
     return root
 
 
