@@ -335,6 +335,11 @@ def _node_from_json(game: Game, raw, place: str, where: str) -> Node:
 
 
 # --- replay ----------------------------------------------------------------------------------
+def height_and_total(histogram: dict[int, int]) -> tuple[int, int]:
+    """(height, total) of a tree from its secrets solved per depth."""
+    return (max(histogram) if histogram else 0), sum(k * v for k, v in histogram.items())
+
+
 @dataclass
 class Replay:
     secrets: int
@@ -398,10 +403,11 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
     solved = sum(histogram.values())
     if solved != game.n_codes and not defects:
         defects.append(f"only {solved} of {game.n_codes} secrets are solved")
+    height, total = height_and_total(histogram)
     return Replay(
         secrets=solved,
-        height=max(histogram) if histogram else 0,
-        total=sum(k * v for k, v in histogram.items()),
+        height=height,
+        total=total,
         histogram=histogram,
         defects=defects,
     )

@@ -11,7 +11,7 @@ import time
 from ..games import Game
 from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
-from ..tree import Node, Tree, replay
+from ..tree import Node, Tree, height_and_total, replay
 from .checkpoint import Checkpoint
 from .engine import open_engine
 from .height import HeightSearch
@@ -35,7 +35,7 @@ def _greedy(game: Game, name: str, guesses: str,
     mode = "consistent" if name == "first-consistent" else guesses
     depths: dict[int, int] = {}
     root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline, depths)
-    return max(depths), sum(depth * count for depth, count in depths.items()), root
+    return (*height_and_total(depths), root)
 
 
 def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None = None,
