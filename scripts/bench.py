@@ -154,8 +154,8 @@ def side_by_side(rev: str, classes: int, rounds: int, long: bool, this: str | No
     mine = checkout(this) if this else ROOT
     python = sys.executable
     cases = [(f"battleship: refute {classes} classes at height 5, 2 workers",
-              [python, "-c", CLASSES_NOW, str(classes)],
-              [python, "-c", CLASSES_POOL, str(classes)], True)]
+              [python, "-c", _classes_script(mine), str(classes)],
+              [python, "-c", _classes_script(other), str(classes)], True)]
     if long:
         build = [python, "-m", "optimizer", "build", "bulls-cows", "--objective", "total",
                  "-o", os.devnull]
@@ -173,6 +173,11 @@ def side_by_side(rev: str, classes: int, rounds: int, long: bool, this: str | No
         print(f"{label}: {args_this(mine)} {ma:.1f} s (runs {', '.join(f'{x:.1f}' for x in a)}), "
               f"{rev} {mb:.1f} s (runs {', '.join(f'{x:.1f}' for x in b)}), "
               f"ratio {ma / mb:.3f}", flush=True)
+
+
+def _classes_script(tree: Path) -> str:
+    """The Battleship script for the API of the revision in ``tree``."""
+    return CLASSES_POOL if (tree / "optimizer" / "search" / "driver.py").exists() else CLASSES_NOW
 
 
 def args_this(tree: Path) -> str:
