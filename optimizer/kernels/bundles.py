@@ -85,7 +85,14 @@ Run = namedtuple("Run", [
     "counts",  # (codes, feedback ids) uint16: scoring's scratch, reused by every node (written)
     "small_counts",  # the same in uint8, for nodes of fewer than 256 candidates (written)
     "scores",  # (4, codes) int64: what score_pool returns, valid until its next call (written)
-    "masks",  # (MASK_DEPTH, codes) bool: orbit masks per path length (guesses.orbit_mask)
-    "mask_paths",  # (MASK_DEPTH, MASK_DEPTH + 1) int32: the path of each mask (written)
+    # What each path length's guesses allow (guesses.py), remembered per path length (written):
+    "memo_paths",  # (MASK_DEPTH, MASK_DEPTH + 3) int32: MEMO_* bits, stabilizer size, reps, path
+    "masks",  # (MASK_DEPTH, codes) bool: orbit masks (guesses.orbit_reps)
+    "reps",  # (MASK_DEPTH, codes) int32: the codes of each mask, in order
+    "stab_perms",  # (MASK_DEPTH, position perms, width) int8: the stabilizer (digit games)
+    "stab_maps",  # (MASK_DEPTH, position perms, symbols) int16: its symbol maps
+    "used_symbols",  # (MASK_DEPTH, symbols) bool: the symbols the path uses
 ])
-MASK_DEPTH = 24  # a path longer than this computes its orbit mask every time
+MASK_DEPTH = 24  # a path longer than this computes its symmetries every time
+MEMO_STABILIZER = 1  # memo_paths bits: the row holds the stabilizer of its path
+MEMO_MASK = 2  # ... and the orbit mask over every code, with its list of codes

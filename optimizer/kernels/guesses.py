@@ -11,45 +11,81 @@
 - Candidates first: pools list the candidates before the other codes, since only a candidate can
   win at once (the total search scores the others only when their bound can still win).
 
-The orbit mask over every code depends only on the guesses made so far, which every part of a
-node shares, probed or searched: it is remembered per path length in the Run's ``masks``.
+The symmetries fixing the guesses so far, and the orbit representatives among every code, depend
+only on those guesses, which every part of a node shares, probed or searched: they are remembered
+per path length in the Run (``memo_paths``, the ``stab_*`` arrays, ``masks`` and ``reps``).
 """
 
 import numpy as np
 from numba import njit
 
-from .bundles import OPT_DEAD, OPT_SYMMETRY
-from .symmetry import representative_mask
+from .bundles import MEMO_MASK, MEMO_STABILIZER, OPT_DEAD, OPT_SYMMETRY
+from .symmetry import (
+    KIND_DIGITS,
+    digit_mask,
+    digit_stabilizer,
+    only_identity,
+    representative_mask,
+)
 
 
 @njit(cache=True, nogil=True)
-def _remembered(run, path, plen):
-    """Whether row plen of run.masks holds the orbit mask of path[:plen] (row k of
-    run.mask_paths: 1, then the path it was computed for)."""
+def _memo_row(run, path, plen):
+    """Row plen of run.memo_paths, made to describe path[:plen] (what it remembered for another
+    path is dropped), or -1 past MASK_DEPTH. The row: what it holds (MEMO_* bits), the
+    stabilizer's size, how many orbit representatives, then the path."""
     if plen >= run.masks.shape[0]:
-        return False
-    memo = run.mask_paths[plen]
-    if memo[0] != 1:
-        return False
-    for i in range(plen):
-        if memo[i + 1] != path[i]:
-            return False
-    return True
+        return -1
+    same = run.memo_paths[plen, 0] != 0
+    if same:
+        for i in range(plen):
+            if run.memo_paths[plen, i + 3] != path[i]:
+                same = False
+                break
+    if not same:
+        run.memo_paths[plen, 0] = 0
+        for i in range(plen):
+            run.memo_paths[plen, i + 3] = path[i]
+    return plen
 
 
 @njit(cache=True, nogil=True)
-def orbit_mask(problem, orbits, run, path, plen):
-    """mask[c]: whether code c is the smallest of its orbit under the symmetries fixing
-    path[:plen]; computed over every code and remembered per path length. Read only."""
-    if _remembered(run, path, plen):
-        return run.masks[plen]
-    mask = representative_mask(orbits, problem.all_codes, path, plen)
-    if plen < run.masks.shape[0]:
-        memo = run.mask_paths[plen]
-        run.masks[plen, :] = mask
-        memo[1:plen + 1] = path[:plen]
-        memo[0] = 1
-    return mask
+def _stabilizer(orbits, run, row, path):
+    """(perms, maps, count, used) of the symmetries fixing path[:row] (digit games), computed
+    once per row of the memo (every part of a node, probed or searched, asks for the same)."""
+    if not run.memo_paths[row, 0] & MEMO_STABILIZER:
+        run.memo_paths[row, 1] = digit_stabilizer(
+            orbits.codes, path, row, orbits.position_perms, orbits.symbol_class,
+            run.stab_perms[row], run.stab_maps[row], run.used_symbols[row])
+        run.memo_paths[row, 0] |= MEMO_STABILIZER
+    return (run.stab_perms[row], run.stab_maps[row], run.memo_paths[row, 1],
+            run.used_symbols[row])
+
+
+@njit(cache=True, nogil=True)
+def orbit_reps(problem, orbits, run, path, plen):
+    """The codes that are the smallest of their orbit under the symmetries fixing path[:plen],
+    in order; computed over every code and remembered per path length, with their mask (read
+    by candidate_guesses). Read only."""
+    row = _memo_row(run, path, plen)
+    if row < 0:
+        return problem.all_codes[representative_mask(orbits, problem.all_codes, path, plen)]
+    mask = run.masks[row]
+    if not run.memo_paths[row, 0] & MEMO_MASK:
+        if orbits.kind == KIND_DIGITS:
+            perms, maps, count, used = _stabilizer(orbits, run, row, path)
+            mask[:] = True
+            digit_mask(orbits, problem.all_codes, perms, maps, count, used, mask)
+        else:
+            mask[:] = representative_mask(orbits, problem.all_codes, path, plen)
+        k = 0
+        for c in range(mask.shape[0]):
+            if mask[c]:
+                run.reps[row, k] = c
+                k += 1
+        run.memo_paths[row, 2] = k
+        run.memo_paths[row, 0] |= MEMO_MASK
+    return run.reps[row, :run.memo_paths[row, 2]]
 
 
 @njit(cache=True, nogil=True)
@@ -58,36 +94,45 @@ def candidate_guesses(problem, orbits, run, cands, path, plen):
     when there is one: a mask over every code costs more than one over a few candidates)."""
     if not run.opts & OPT_SYMMETRY:
         return cands
-    if not _remembered(run, path, plen):
+    row = _memo_row(run, path, plen)
+    if row >= 0 and run.memo_paths[row, 0] & MEMO_MASK:
+        mask = run.masks[row]  # remembered by orbit_reps
+        out = np.empty_like(cands)
+        k = 0
+        for c in cands:
+            if mask[c]:
+                out[k] = c
+                k += 1
+        return out[:k]
+    if row < 0 or orbits.kind != KIND_DIGITS:
         return cands[representative_mask(orbits, cands, path, plen)]
-    mask = run.masks[plen]
-    out = np.empty_like(cands)
-    k = 0
-    for c in cands:
-        if mask[c]:
-            out[k] = c
-            k += 1
-    return out[:k]
+    perms, maps, count, used = _stabilizer(orbits, run, row, path)
+    if only_identity(count, used):
+        return cands
+    keep = np.ones(cands.shape[0], dtype=np.bool_)
+    digit_mask(orbits, cands, perms, maps, count, used, keep)
+    return cands[keep]
 
 
 @njit(cache=True, nogil=True)
 def other_guesses(problem, orbits, run, cands, path, plen):
-    """The codes outside the candidates, one per symmetry orbit (and per live-symbol pattern)."""
+    """The codes outside the candidates, one per symmetry orbit (and per live-symbol pattern),
+    read from the remembered list of orbit representatives (a node at depth 3 of Bulls and Cows
+    keeps about a fifth of the codes)."""
     all_codes = problem.all_codes
     opts = run.opts
-    if opts & OPT_SYMMETRY:
-        mask = orbit_mask(problem, orbits, run, path, plen).copy()
-    else:
-        mask = np.ones(all_codes.shape[0], dtype=np.bool_)
+    reps = orbit_reps(problem, orbits, run, path, plen) if opts & OPT_SYMMETRY else all_codes
+    outside = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
-        mask[c] = False
-    out = np.empty(all_codes.shape[0], dtype=all_codes.dtype)
-    if orbits.dead_ok and (opts & OPT_DEAD):
-        k = _live_patterns(orbits, cands, mask, out)
-    else:
+        outside[c] = False
+    out = np.empty(reps.shape[0], dtype=all_codes.dtype)
+    live = _live_symbols(orbits, cands)
+    if orbits.dead_ok and (opts & OPT_DEAD) and not live.all():
+        k = _live_patterns(orbits, live, reps, outside, out)
+    else:  # no dead symbol: every code is a pattern of its own
         k = 0
-        for g in range(all_codes.shape[0]):
-            if mask[g]:
+        for g in reps:
+            if outside[g]:
                 out[k] = g
                 k += 1
     return out[:k]
@@ -104,21 +149,29 @@ def guess_pool(problem, orbits, run, cands, path, plen):
 
 
 @njit(cache=True, nogil=True)
-def _live_patterns(orbits, cands, mask, out):
-    """Write to out the guesses of mask, one per pattern of live symbols; returns how many."""
+def _live_symbols(orbits, cands):
+    """live[s]: whether some candidate holds symbol s."""
+    codes = orbits.codes
+    live = np.zeros(orbits.n_symbols, dtype=np.bool_)
+    for c in cands:
+        for j in range(codes.shape[1]):
+            live[codes[c, j]] = True
+    return live
+
+
+@njit(cache=True, nogil=True)
+def _live_patterns(orbits, live, reps, outside, out):
+    """Write to out the codes of reps outside the candidates, one per pattern of live symbols;
+    returns how many."""
     codes, nsym = orbits.codes, orbits.n_symbols
     width = codes.shape[1]
-    live = np.zeros(nsym, dtype=np.bool_)
-    for c in cands:
-        for j in range(width):
-            live[codes[c, j]] = True
     size = 1
     for _ in range(width):
         size *= nsym + 1
     seen = np.zeros(size, dtype=np.bool_)
     k = 0
-    for g in range(mask.shape[0]):
-        if not mask[g]:
+    for g in reps:
+        if not outside[g]:
             continue
         key = 0
         for j in range(width):

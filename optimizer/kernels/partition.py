@@ -47,20 +47,53 @@ def bucket(F, g, cands, nf, out, starts, sizes):
 
 @njit(cache=True, nogil=True)
 def parts_by_size(sizes, win, nf):
-    """Non-winning feedback ids with a non-empty part, largest part first (the part likeliest to
-    fail or to cost most is searched first, so cut-offs come early)."""
+    """Non-winning feedback ids with a non-empty part, largest part first, ties by id (the part
+    likeliest to fail or to cost most is searched first, so cut-offs come early)."""
     count = 0
     for f in range(nf):
         if f != win and sizes[f] > 0:
             count += 1
     ids = np.empty(count, dtype=np.int64)
     k = 0
-    for f in range(nf):
+    for f in range(nf):  # insertion sort: a few ids, and no temporary arrays
         if f != win and sizes[f] > 0:
-            ids[k] = f
+            j = k
+            while j > 0 and sizes[ids[j - 1]] < sizes[f]:
+                ids[j] = ids[j - 1]
+                j -= 1
+            ids[j] = f
             k += 1
-    order = np.argsort(-sizes[ids], kind="mergesort")
-    return ids[order]
+    return ids
+
+
+@njit(cache=True, nogil=True)
+def stable_order(keys):
+    """The indices of keys in increasing order, ties in their first order (a stable argsort).
+    Most nodes sort a few small integers: an insertion sort, or a counting sort over a narrow
+    range, instead of a merge sort whose set-up cost more than the sorting."""
+    k = keys.shape[0]
+    order = np.empty(k, dtype=np.int64)
+    if k <= 16:
+        for i in range(k):
+            j = i
+            while j > 0 and keys[order[j - 1]] > keys[i]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+        return order
+    lo, hi = keys.min(), keys.max()
+    if hi - lo >= 4 * k:
+        return np.argsort(keys, kind="mergesort")
+    starts = np.zeros(hi - lo + 2, dtype=np.int64)
+    for i in range(k):
+        starts[keys[i] - lo + 1] += 1
+    for v in range(hi - lo):
+        starts[v + 1] += starts[v]
+    for i in range(k):
+        v = keys[i] - lo
+        order[starts[v]] = i
+        starts[v] += 1
+    return order
 
 
 @njit(cache=True, nogil=True)

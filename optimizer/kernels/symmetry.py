@@ -19,54 +19,68 @@ KIND_PERMS = 1
 
 
 @njit(cache=True, nogil=True)
-def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, n_symbols):
-    """The (p, s) pairs fixing every path guess: returns (perms, symbol maps, count, used)."""
+def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, perms, maps, used):
+    """The (p, s) pairs fixing every path guess, written to perms and maps (rows), and the symbols
+    the path uses, to used; returns how many pairs. Plain 2-d indexing throughout: a row view
+    per step cost an atomic reference count each, most of this function's time."""
     width = codes.shape[1]
-    used = np.zeros(n_symbols, dtype=np.bool_)
+    n_symbols = used.shape[0]
+    used[:] = False
     for i in range(path_len):
         for j in range(width):
             used[codes[path[i], j]] = True
-    m = position_perms.shape[0]
-    perms = np.empty((m, width), dtype=np.int8)
-    maps = np.empty((m, n_symbols), dtype=np.int16)
     inverse = np.empty(n_symbols, dtype=np.int16)
     count = 0
-    for k in range(m):
-        p = position_perms[k]
-        smap = maps[count]
-        smap[:] = -1
-        inverse[:] = -1
+    for k in range(position_perms.shape[0]):
+        for z in range(n_symbols):
+            maps[count, z] = -1
+            inverse[z] = -1
         ok = True
         for i in range(path_len):
-            g = codes[path[i]]
+            g = path[i]
             for j in range(width):
-                x = g[p[j]]
-                y = g[j]
+                x = codes[g, position_perms[k, j]]
+                y = codes[g, j]
                 if symbol_class[x] != symbol_class[y]:
                     ok = False
                     break
-                if smap[x] == -1 and inverse[y] == -1:
-                    smap[x] = y
+                if maps[count, x] == -1 and inverse[y] == -1:
+                    maps[count, x] = y
                     inverse[y] = x
-                elif smap[x] != y or inverse[y] != x:
+                elif maps[count, x] != y or inverse[y] != x:
                     ok = False
                     break
             if not ok:
                 break
         if ok:
-            perms[count] = p
+            for j in range(width):
+                perms[count, j] = position_perms[k, j]
             count += 1
-    return perms, maps, count, used
+    return count
 
 
 @njit(cache=True, nogil=True)
-def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols, assigned, taken):
-    width = code.shape[0]
+def only_identity(count, used):
+    """Whether a stabilizer of ``count`` position permutations fixes every code: the identity
+    alone, with at most one symbol free to move."""
+    if count != 1:
+        return False
+    free = 0
+    for z in range(used.shape[0]):
+        if not used[z]:
+            free += 1
+    return free <= 1
+
+
+@njit(cache=True, nogil=True)
+def _digit_is_smallest(codes, g, perms, maps, count, used, symbol_class, n_symbols, assigned,
+                       taken):
+    width = codes.shape[1]
     for k in range(count):
         assigned[:] = -1
         taken[:] = False
         for j in range(width):
-            x = code[perms[k, j]]
+            x = codes[g, perms[k, j]]
             if used[x]:
                 y = maps[k, x]
             elif assigned[x] != -1:
@@ -79,9 +93,9 @@ def _digit_is_smallest(code, perms, maps, count, used, symbol_class, n_symbols, 
                         break
                 assigned[x] = y
                 taken[y] = True
-            if y < code[j]:
+            if y < codes[g, j]:
                 return False
-            if y > code[j]:
+            if y > codes[g, j]:
                 break
     return True
 
@@ -102,10 +116,10 @@ def _free_in_order(codes, guesses, used, symbol_class, n_symbols, mask):
             seen[c] += 1
     width = codes.shape[1]
     for i in range(guesses.shape[0]):
-        code = codes[guesses[i]]
+        g = guesses[i]
         seen[:] = 0
         for j in range(width):
-            x = code[j]
+            x = codes[g, j]
             if used[x]:
                 continue
             c = symbol_class[x]
@@ -117,32 +131,37 @@ def _free_in_order(codes, guesses, used, symbol_class, n_symbols, mask):
 
 
 @njit(cache=True, nogil=True)
+def digit_mask(orbits, guesses, perms, maps, count, used, mask):
+    """Clear mask[i] where guesses[i] is not the smallest code of its orbit under the stabilizer
+    (perms, maps, count, used) of ``digit_stabilizer``."""
+    codes, symbol_class, n_symbols = orbits.codes, orbits.symbol_class, orbits.n_symbols
+    if only_identity(count, used):
+        return
+    if count == 1:
+        _free_in_order(codes, guesses, used, symbol_class, n_symbols, mask)
+        return
+    assigned = np.empty(n_symbols, dtype=np.int16)
+    taken = np.empty(n_symbols, dtype=np.bool_)
+    for i in range(guesses.shape[0]):
+        if mask[i]:
+            mask[i] = _digit_is_smallest(codes, guesses[i], perms, maps, count, used,
+                                         symbol_class, n_symbols, assigned, taken)
+
+
+@njit(cache=True, nogil=True)
 def representative_mask(orbits, guesses, path, path_len):
     """mask[i] is True when guesses[i] is the smallest code of its orbit (``orbits``: the
     Orbits bundle of the game)."""
-    codes, symbol_class, n_symbols = orbits.codes, orbits.symbol_class, orbits.n_symbols
     n = guesses.shape[0]
     mask = np.ones(n, dtype=np.bool_)
     if orbits.kind == KIND_DIGITS:
-        perms, maps, count, used = digit_stabilizer(
-            codes, path, path_len, orbits.position_perms, symbol_class, n_symbols
-        )
-        free = 0
-        for z in range(n_symbols):
-            if not used[z]:
-                free += 1
-        if count == 1 and free <= 1:
-            return mask  # only the identity is left
-        if count == 1:
-            _free_in_order(codes, guesses, used, symbol_class, n_symbols, mask)
-            return mask
-        assigned = np.empty(n_symbols, dtype=np.int16)
-        taken = np.empty(n_symbols, dtype=np.bool_)
-        for i in range(n):
-            mask[i] = _digit_is_smallest(
-                codes[guesses[i]], perms, maps, count, used, symbol_class, n_symbols, assigned,
-                taken
-            )
+        m, width = orbits.position_perms.shape
+        perms = np.empty((m, width), dtype=np.int8)
+        maps = np.empty((m, orbits.n_symbols), dtype=np.int16)
+        used = np.empty(orbits.n_symbols, dtype=np.bool_)
+        count = digit_stabilizer(orbits.codes, path, path_len, orbits.position_perms,
+                                 orbits.symbol_class, perms, maps, used)
+        digit_mask(orbits, guesses, perms, maps, count, used, mask)
         return mask
     code_perms = orbits.code_perms
     m = code_perms.shape[0]

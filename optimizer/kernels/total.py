@@ -41,7 +41,14 @@ from .bundles import (
     ST_TT_HITS,
 )
 from .guesses import candidate_guesses, other_guesses
-from .partition import bucket, is_duplicate, parts_by_size, score_pool, tells_nothing
+from .partition import (
+    bucket,
+    is_duplicate,
+    parts_by_size,
+    score_pool,
+    stable_order,
+    tells_nothing,
+)
 from .table import find, set_hash, store
 
 
@@ -144,7 +151,7 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             break
     if not complete or not opts & OPT_BRANCHING:
         branching = bmax
-    order = np.argsort(bound[:k], kind="mergesort")  # ties: candidates first, then by code
+    order = stable_order(bound[:k])  # ties: candidates first, then by code
     return kept[:k][order], bound[:k][order], small[:k][order], lb_min, branching, complete, -1
 
 

@@ -87,8 +87,7 @@ class Solver:
                        np.zeros((n, n_answers), dtype=np.uint16),
                        np.zeros((n, n_answers), dtype=np.uint8),
                        np.zeros((4, n), dtype=np.int64),
-                       np.zeros((MASK_DEPTH, n), dtype=np.bool_),
-                       np.zeros((MASK_DEPTH, MASK_DEPTH + 1), dtype=np.int32))
+                       *_memo(self.orbits))
         self._lock = threading.Lock()
         self._job = None  # the id of the job running on this solver, for cancel()
 
@@ -284,6 +283,19 @@ def _orbits(game: Game) -> Orbits:
         # dead symbols may stand in for each other only where every position allows every symbol
         dead_ok=bool(sym.kind == "digits" and ranges and len(set(ranges)) == 1),
     )
+
+
+def _memo(orbits: Orbits) -> tuple[np.ndarray, ...]:
+    """The Run's memo of what each path length's guesses allow (bundles.Run)."""
+    perms, symbols = max(1, orbits.position_perms.shape[0]), max(1, orbits.n_symbols)
+    width = orbits.position_perms.shape[1]
+    n = orbits.codes.shape[0]
+    return (np.zeros((MASK_DEPTH, MASK_DEPTH + 3), dtype=np.int32),
+            np.zeros((MASK_DEPTH, n), dtype=np.bool_),
+            np.zeros((MASK_DEPTH, n), dtype=np.int32),
+            np.zeros((MASK_DEPTH, perms, width), dtype=np.int8),
+            np.zeros((MASK_DEPTH, perms, symbols), dtype=np.int16),
+            np.zeros((MASK_DEPTH, symbols), dtype=np.bool_))
 
 
 def root_classes(game: Game) -> np.ndarray:
