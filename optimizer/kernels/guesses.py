@@ -117,8 +117,8 @@ def candidate_guesses(problem, orbits, run, cands, path, plen):
 @njit(cache=True, nogil=True)
 def other_guesses(problem, orbits, run, cands, path, plen):
     """The codes outside the candidates, one per symmetry orbit (and per live-symbol pattern),
-    read from the remembered list of orbit representatives (a node at depth 3 of Bulls and Cows
-    keeps about a fifth of the codes)."""
+    read from the remembered list of orbit representatives (after two guesses of Bulls and Cows,
+    about a seventh of the codes)."""
     all_codes = problem.all_codes
     opts = run.opts
     reps = orbit_reps(problem, orbits, run, path, plen) if opts & OPT_SYMMETRY else all_codes
@@ -161,24 +161,28 @@ def _live_symbols(orbits, cands):
 
 @njit(cache=True, nogil=True)
 def _live_patterns(orbits, live, reps, outside, out):
-    """Write to out the codes of reps outside the candidates, one per pattern of live symbols;
-    returns how many."""
+    """Write to out the codes of reps outside the candidates, one per pattern of live symbols
+    (the first of each); returns how many. A pattern's key is a number in base S + 1 (digit S:
+    a dead symbol), summed from a table per position, all keys before any look-up (a fifth
+    faster than one code at a time)."""
     codes, nsym = orbits.codes, orbits.n_symbols
     width = codes.shape[1]
-    size = 1
-    for _ in range(width):
-        size *= nsym + 1
-    seen = np.zeros(size, dtype=np.bool_)
+    digit = np.empty((width, nsym), dtype=np.int32)  # digit[j, x]: x at position j, in the key
+    weight = 1
+    for j in range(width - 1, -1, -1):
+        for x in range(nsym):
+            digit[j, x] = (x if live[x] else nsym) * weight
+        weight *= nsym + 1
+    keys = np.zeros(reps.shape[0], dtype=np.int32)  # one position at a time: no carried chain
+    for j in range(width):
+        for a in range(reps.shape[0]):
+            keys[a] += digit[j, codes[reps[a], j]]
+    seen = np.zeros(weight, dtype=np.bool_)
     k = 0
-    for g in reps:
-        if not outside[g]:
-            continue
-        key = 0
-        for j in range(width):
-            x = codes[g, j]
-            key = key * (nsym + 1) + (x if live[x] else nsym)
-        if not seen[key]:
-            seen[key] = True
+    for a in range(reps.shape[0]):
+        g = reps[a]
+        if outside[g] and not seen[keys[a]]:
+            seen[keys[a]] = True
             out[k] = g
             k += 1
     return k
