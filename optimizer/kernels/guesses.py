@@ -96,14 +96,7 @@ def candidate_guesses(problem, orbits, run, cands, path, plen):
         return cands
     row = _memo_row(run, path, plen)
     if row >= 0 and run.memo_paths[row, 0] & MEMO_MASK:
-        mask = run.masks[row]  # remembered by orbit_reps
-        out = np.empty_like(cands)
-        k = 0
-        for c in cands:
-            if mask[c]:
-                out[k] = c
-                k += 1
-        return out[:k]
+        return _kept(cands, run.masks[row])  # remembered by orbit_reps
     if row < 0 or orbits.kind != KIND_DIGITS:
         return cands[representative_mask(orbits, cands, path, plen)]
     perms, maps, count, used = _stabilizer(orbits, run, row, path)
@@ -125,16 +118,22 @@ def other_guesses(problem, orbits, run, cands, path, plen):
     outside = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
         outside[c] = False
-    out = np.empty(reps.shape[0], dtype=all_codes.dtype)
     live = _live_symbols(orbits, cands)
     if orbits.dead_ok and (opts & OPT_DEAD) and not live.all():
-        k = _live_patterns(orbits, live, reps, outside, out)
-    else:  # no dead symbol: every code is a pattern of its own
-        k = 0
-        for g in reps:
-            if outside[g]:
-                out[k] = g
-                k += 1
+        out = np.empty(reps.shape[0], dtype=all_codes.dtype)
+        return out[:_live_patterns(orbits, live, reps, outside, out)]
+    return _kept(reps, outside)  # no dead symbol: every code is a pattern of its own
+
+
+@njit(cache=True, nogil=True)
+def _kept(codes, table):
+    """The codes c of ``codes`` with table[c], in order."""
+    out = np.empty_like(codes)
+    k = 0
+    for c in codes:
+        if table[c]:
+            out[k] = c
+            k += 1
     return out[:k]
 
 
