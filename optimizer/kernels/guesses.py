@@ -118,10 +118,11 @@ def other_guesses(problem, orbits, run, cands, path, plen):
     outside = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
         outside[c] = False
-    live = _live_symbols(orbits, cands)
-    if orbits.dead_ok and (opts & OPT_DEAD) and not live.all():
-        out = np.empty(reps.shape[0], dtype=all_codes.dtype)
-        return out[:_live_patterns(orbits, live, reps, outside, out)]
+    if orbits.dead_ok and (opts & OPT_DEAD):  # digit games only: codes hold symbols
+        live = _live_symbols(orbits, cands)
+        if not live.all():
+            out = np.empty(reps.shape[0], dtype=all_codes.dtype)
+            return out[:_live_patterns(orbits, live, reps, outside, out)]
     return _kept(reps, outside)  # no dead symbol: every code is a pattern of its own
 
 
