@@ -72,18 +72,21 @@ def entry() -> None:
 
 def _interrupted(signum, frame) -> None:
     """Ctrl-C, kill or hang-up: KeyboardInterrupt in the main thread. Python swallows an
-    exception raised inside a gc callback (Dask's scheduler installs one in this process), so
-    a signal that lands there is delivered again a moment later instead of being lost."""
-    if _in_gc_callback(frame):
+    exception raised inside a gc callback (Dask's scheduler installs one in this process) or a
+    finalizer (``__del__``: llvmlite frees compiled modules so), so a signal that lands there is
+    delivered again a moment later instead of being lost."""
+    if _where_swallowed(frame):
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
     raise KeyboardInterrupt
 
 
-def _in_gc_callback(frame) -> bool:
+def _where_swallowed(frame) -> bool:
+    """Whether an exception raised in ``frame`` would be printed and dropped by Python: the
+    frame runs inside a gc callback or a ``__del__`` method."""
     codes = {getattr(getattr(cb, "__func__", cb), "__code__", None) for cb in gc.callbacks}
     while frame is not None:
-        if frame.f_code in codes:
+        if frame.f_code in codes or frame.f_code.co_name == "__del__":
             return True
         frame = frame.f_back
     return False

@@ -464,6 +464,33 @@ def test_a_signal_inside_a_gc_callback_is_not_lost():
     assert landed
 
 
+def test_a_signal_inside_a_finalizer_is_not_lost():
+    """Python swallows an exception raised in ``__del__`` too (llvmlite frees compiled modules
+    in finalizers; a hang-up landing there once let a run finish as if never stopped): the
+    signal is delivered again, not lost."""
+    import signal
+    import sys
+    import time
+
+    from optimizer import cli
+
+    landed = []
+
+    class Freed:
+        def __del__(self):
+            landed.append(True)
+            cli._interrupted(signal.SIGINT, sys._getframe())  # as if the signal came now
+
+    before = signal.signal(signal.SIGINT, cli._interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Freed()
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert landed
+
+
 def test_the_kernel_cache_is_kept_per_version_of_every_kernel_source(tmp_path):
     """numba's cache checks only the file defining a kernel, yet a kernel's machine code holds
     the kernels it calls from other files: each version of the sources gets its own folder, so a
