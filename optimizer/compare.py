@@ -143,10 +143,10 @@ def warm_up(game: Game) -> float:
     start = time.perf_counter()
     from .kernels.heuristics import RULES, choose_guess
 
-    matrix = np.ascontiguousarray(game.feedback_matrix()[:3, :3])
+    _, transposed, _, n_answers = game.answer_matrices()
     codes = np.arange(3, dtype=np.int32)
     for rule in RULES.values():
-        choose_guess(matrix, codes, codes, rule)
+        choose_guess(transposed, codes, codes, rule, n_answers)
     return time.perf_counter() - start
 
 
@@ -154,7 +154,7 @@ def compare(game: Game, trees_dir: str | Path | None = "trees", guesses: str = "
             seed: int = 0, progress: bool = True) -> Comparison:
     """All rows for ``game``, best total first (then height, then name)."""
     start = time.perf_counter()
-    game.feedback_matrix()
+    game.answer_matrices()
     matrix_seconds = time.perf_counter() - start
     compile_seconds = warm_up(game)
     rows = built_rows(game, guesses, seed, progress)

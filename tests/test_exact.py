@@ -68,10 +68,10 @@ def test_pruned_search_equals_plain_search(spec, mode, rule, plain):
 @pytest.mark.parametrize("spec", ["mastermind:3x4", "battleship:2x4x2", "bulls-cows:3x5",
                                   "moo:3,4,5"])
 def test_the_kernels_answer_ids_split_the_same(spec):
-    """The kernels see the feedback ids renumbered densely (solver.dense_answers): the same
+    """The kernels see the feedback ids renumbered densely (games.base.dense_answers): the same
     parts for every guess, the winning part the winning one, the order of ids kept (ties between
     parts of one size are searched in the same order)."""
-    from optimizer.search.solver import dense_answers
+    from optimizer.games.base import dense_answers
 
     game = parse_game(spec)
     matrix = game.feedback_matrix()

@@ -24,8 +24,9 @@ def test_greedy_total_is_the_greedy_trees(spec, mode, rule):
     root = grow_tree(game, STRATEGIES[rule](game, 0), mode)
     built = replay(Tree(game, root, rule, mode))
     every = np.arange(game.n_codes, dtype=np.int32)
-    total, height = greedy_total(game.feedback_matrix(), every, every, mode == "consistent",
-                                 RULES[rule], game.win, game.n_feedback)
+    matrix, transposed, win, n_answers = game.answer_matrices()
+    total, height = greedy_total(matrix, transposed, every, every, mode == "consistent",
+                                 RULES[rule], win, n_answers)
     assert (total, height) == (built.total, built.height)
 
 

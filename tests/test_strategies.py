@@ -122,7 +122,7 @@ def reference_choice(game, candidates: list[int], guesses: list[int], rule: str)
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_kernel_matches_reference(spec, rule):
     game = parse_game(spec)
-    matrix = game.feedback_matrix()
+    _, transposed, _, n_answers = game.answer_matrices()
     rng = np.random.default_rng(3)
     every_code = np.arange(game.n_codes, dtype=np.int32)
     for size in (1, 2, 3, 5, 9, game.n_codes):
@@ -130,7 +130,7 @@ def test_kernel_matches_reference(spec, rule):
             candidates = np.sort(rng.choice(game.n_codes, size=min(size, game.n_codes),
                                             replace=False)).astype(np.int32)
             for guesses in (every_code, candidates):
-                got = choose_guess(matrix, candidates, guesses, RULES[rule])
+                got = choose_guess(transposed, candidates, guesses, RULES[rule], n_answers)
                 want = reference_choice(game, candidates.tolist(), guesses.tolist(), rule)
                 assert got == want, (size, rule)
 

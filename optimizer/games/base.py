@@ -77,11 +77,6 @@ class Game:
     def n_codes(self) -> int:
         return int(self.codes.shape[0])
 
-    @property
-    def n_feedback(self) -> int:
-        """Number of feedback ids (an upper bound on distinct values, for array sizes)."""
-        return self.base ** len(self.feedback_names)
-
     # --- codes -------------------------------------------------------------------------------
     def format_code(self, index: int) -> str:
         raise NotImplementedError
@@ -191,6 +186,17 @@ class Game:
     def _build_matrix(self) -> np.ndarray:
         raise NotImplementedError
 
+    def answer_matrices(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """(F with its feedback ids renumbered densely, that matrix transposed and contiguous,
+        the winning id, the number of ids), built once: what the kernels count parts with
+        (``dense_answers``). The transpose lets scoring read one secret's row at a time."""
+        answers = getattr(self, "_answers", None)
+        if answers is None:
+            dense, win, n_answers = dense_answers(self.feedback_matrix(), self.win)
+            answers = (dense, np.ascontiguousarray(dense.T), win, n_answers)
+            self._answers = answers
+        return answers
+
     def parts(self, guess: int, candidates: np.ndarray) -> dict[int, np.ndarray]:
         """The candidates other than ``guess`` grouped by the feedback ``guess`` gets from them,
         in feedback-id order (the winning block is left out: it is at most the guess itself)."""
@@ -208,3 +214,15 @@ class Game:
     def describe(self) -> dict:
         """Facts for ``moo info``."""
         return {"game": self.spec, "codes": self.n_codes, "feedback": " ".join(self.feedback_names)}
+
+
+def dense_answers(matrix: np.ndarray, win: int) -> tuple[np.ndarray, int, int]:
+    """(the matrix with its feedback ids renumbered 0..k-1 in their order, the winning id, k):
+    the kernels count parts per id, and ids no guess can get cost as much as real ones
+    (Mastermind 4x6: 14 answers among 25 ids, Battleship 20 among 64). The kernels answer only
+    guesses and values; trees keep the game's own ids."""
+    occurs = np.bincount(matrix.ravel(), minlength=win + 1) > 0
+    if occurs.all():
+        return matrix, win, len(occurs)
+    renumber = (np.cumsum(occurs) - 1).astype(matrix.dtype)
+    return renumber[matrix], int(renumber[win]), int(occurs.sum())

@@ -22,7 +22,7 @@ Plain arrays in and out, no Python objects, so that the kernels compile once and
 import numpy as np
 from numba import njit
 
-from .partition import bucket, tells_nothing
+from .partition import bucket, count_parts, tells_nothing
 
 MINIMAX = 0
 EXPECTED_SIZE = 1
@@ -49,30 +49,36 @@ def size_weights(n, rule):
 
 
 @njit(cache=True, nogil=True)
-def score_guess(matrix, guess, candidates, rule, counts, weight):
-    """(score, largest part) of one guess; ``counts`` is all zero on entry and on exit."""
-    parts = 0
-    largest = 0
-    for j in range(candidates.shape[0]):
-        f = matrix[guess, candidates[j]]
-        c = counts[f] + 1
-        counts[f] = c
-        if c == 1:
-            parts += 1
-        if c > largest:
-            largest = c
-    total = 0
-    for j in range(candidates.shape[0]):
-        f = matrix[guess, candidates[j]]
-        c = counts[f]
-        if c > 0:
-            total += weight[c]
-            counts[f] = 0
-    if rule == MINIMAX:
-        return largest, largest
-    if rule == MOST_PARTS:
-        return -parts, largest
-    return total, largest
+def _scores(FT, candidates, guesses, rule, n_answers):
+    """(score, largest part) of every guess, counted one candidate's row of the transposed
+    matrix at a time (partition.count_parts: reading each guess's row at scattered candidates
+    misses the cache on almost every look-up)."""
+    n = candidates.shape[0]
+    G = guesses.shape[0]
+    counts = np.zeros((G, n_answers), dtype=np.int32)
+    count_parts(FT, guesses, candidates, counts)
+    weight = size_weights(n, rule)
+    score = np.empty(G, dtype=np.int64)
+    largest = np.empty(G, dtype=np.int64)
+    for i in range(G):
+        parts = 0
+        most = 0
+        total = 0
+        for f in range(n_answers):
+            c = np.int64(counts[i, f])
+            if c > 0:
+                parts += 1
+                total += weight[c]
+                if c > most:
+                    most = c
+        largest[i] = most
+        if rule == MINIMAX:
+            score[i] = most
+        elif rule == MOST_PARTS:
+            score[i] = -parts
+        else:
+            score[i] = total
+    return score, largest
 
 
 @njit(cache=True, nogil=True)
@@ -88,67 +94,66 @@ def best_score_possible(n, rule):
 
 
 @njit(cache=True, nogil=True)
-def choose_guess(matrix, candidates, guesses, rule):
+def _is_candidate(n_codes, candidates):
+    member = np.zeros(n_codes, dtype=np.bool_)
+    for c in candidates:
+        member[c] = True
+    return member
+
+
+@njit(cache=True, nogil=True)
+def choose_guess(FT, candidates, guesses, rule, n_answers):
     """The guess the rule picks: lowest score, then a candidate, then the lowest code index.
 
-    ``candidates`` and ``guesses`` are sorted code indices; ``matrix`` is F[guess, secret].
+    ``candidates`` and ``guesses`` are sorted code indices, every candidate among the guesses;
+    ``FT`` is the transposed matrix of dense answer ids (Game.answer_matrices). No guess scores
+    better than a candidate telling every candidate apart, so the candidates are scored first
+    and the lowest such one, when there is one, is the answer at once.
     """
     n = candidates.shape[0]
     if n <= 2:
         return candidates[0]  # a candidate is always best here, and the lowest wins ties
-    is_candidate = np.zeros(matrix.shape[1], dtype=np.bool_)
-    for j in range(n):
-        is_candidate[candidates[j]] = True
-    counts = np.zeros(256, dtype=np.int64)
-    weight = size_weights(n, rule)
     perfect = best_score_possible(n, rule)
+    score, _ = _scores(FT, candidates, candidates, rule, n_answers)
+    for i in range(n):
+        if score[i] == perfect:
+            return candidates[i]
+    is_candidate = _is_candidate(FT.shape[0], candidates)
+    score, largest = _scores(FT, candidates, guesses, rule, n_answers)
     best = -1
-    best_score = 0
-    best_is_candidate = False
     for i in range(guesses.shape[0]):
-        g = guesses[i]
-        score, largest = score_guess(matrix, g, candidates, rule, counts, weight)
-        if tells_nothing(largest, n):
+        if tells_nothing(largest[i], n):
             continue  # no progress
-        candidate = is_candidate[g]
-        if best < 0 or score < best_score or (
-            score == best_score and candidate and not best_is_candidate
+        if best < 0 or score[i] < score[best] or (
+            score[i] == score[best] and is_candidate[guesses[i]]
+            and not is_candidate[guesses[best]]
         ):
-            best = g
-            best_score = score
-            best_is_candidate = candidate
-            if candidate and score == perfect:
-                break  # nothing later can beat it: same score, and a higher index
-    return best
+            best = i
+    return guesses[best]
 
 
 @njit(cache=True, nogil=True)
-def best_guesses(matrix, candidates, guesses, rule, width):
+def best_guesses(FT, candidates, guesses, rule, width, n_answers):
     """The ``width`` guesses the rule scores best (same order as choose_guess: score, then a
     candidate, then the lowest code), useless guesses left out: what a rollout tries."""
     n = candidates.shape[0]
-    is_candidate = np.zeros(matrix.shape[1], dtype=np.bool_)
-    for j in range(n):
-        is_candidate[candidates[j]] = True
-    counts = np.zeros(256, dtype=np.int64)
-    weight = size_weights(n, rule)
+    is_candidate = _is_candidate(FT.shape[0], candidates)
+    score, largest = _scores(FT, candidates, guesses, rule, n_answers)
     keys = np.empty(guesses.shape[0], dtype=np.float64)
     kept = np.empty(guesses.shape[0], dtype=guesses.dtype)
     k = 0
     for i in range(guesses.shape[0]):
-        g = guesses[i]
-        score, largest = score_guess(matrix, g, candidates, rule, counts, weight)
-        if tells_nothing(largest, n):
+        if tells_nothing(largest[i], n):
             continue
-        keys[k] = float(score) * 2.0 + (0.0 if is_candidate[g] else 1.0)
-        kept[k] = g
+        keys[k] = float(score[i]) * 2.0 + (0.0 if is_candidate[guesses[i]] else 1.0)
+        kept[k] = guesses[i]
         k += 1
     order = np.argsort(keys[:k], kind="mergesort")
     return kept[:k][order[:width]]
 
 
 @njit(cache=True, nogil=True)
-def greedy_total(matrix, candidates, every, consistent, rule, win, nf):
+def greedy_total(matrix, FT, candidates, every, consistent, rule, win, nf):
     """(total, height) of the rule's greedy tree on ``candidates`` (guesses summed over them, and
     the most any of them takes), without building it: what a rollout needs of each subtree it
     tries."""
@@ -172,7 +177,7 @@ def greedy_total(matrix, candidates, every, consistent, rule, win, nf):
             height = max(height, d)
             continue
         seg = buf[s:s + m]
-        g = choose_guess(matrix, seg, seg if consistent else every, rule)
+        g = choose_guess(FT, seg, seg if consistent else every, rule, nf)
         bucket(matrix, g, seg, nf, tmp, at, count)
         seg[:] = tmp[:m]
         for f in range(nf):

@@ -107,14 +107,14 @@ def score_pool(problem, run, pool, cands, LB, dc):
     count fits: smaller counters stay in a nearer cache."""
     FT, win, nf = problem.FT, problem.win, problem.nf
     if cands.shape[0] < 256:
-        _count_parts(FT, pool, cands, run.small_counts)
+        count_parts(FT, pool, cands, run.small_counts)
         return _summarise(run.small_counts, pool.shape[0], win, nf, LB, dc, run.scores)
-    _count_parts(FT, pool, cands, run.counts)
+    count_parts(FT, pool, cands, run.counts)
     return _summarise(run.counts, pool.shape[0], win, nf, LB, dc, run.scores)
 
 
 @njit(cache=True, nogil=True)
-def _count_parts(FT, pool, cands, counts):
+def count_parts(FT, pool, cands, counts):
     """counts[i, f]: the candidates answering f to pool[i], one candidate's row of the transposed
     matrix at a time."""
     G = pool.shape[0]

@@ -40,7 +40,7 @@ class Rollout:
 
     def __init__(self, solver: Solver, exact_below: int = EXACT_BELOW, rule: int = ENTROPY):
         self.solver, self.game = solver, solver.game
-        self.matrix = self.game.feedback_matrix()
+        self.matrix, self.transposed, self.win, self.n_answers = self.game.answer_matrices()
         self.every = solver.all_codes
         self.consistent = solver.guesses == "consistent"
         self.exact_below, self.rule = exact_below, rule
@@ -63,8 +63,8 @@ class Rollout:
         """(total, rule) of the first greedy tree on ``cands`` that fits ``depth``: the rule's
         own, else Knuth's minimax (flatter: what a height limit needs); None if neither fits."""
         for rule in (self.rule, MINIMAX):
-            total, height = greedy_total(self.matrix, cands, self.every, self.consistent, rule,
-                                         self.game.win, self.game.n_feedback)
+            total, height = greedy_total(self.matrix, self.transposed, cands, self.every,
+                                         self.consistent, rule, self.win, self.n_answers)
             if height <= depth:
                 return int(total), rule
         return None
@@ -77,7 +77,7 @@ class Rollout:
         pool = self.solver.representatives(cands if self.consistent else self.every, path)
         guess = -1
         if levels > 0 and n > 2 and not self._late():
-            tries = best_guesses(self.matrix, cands, pool, self.rule, width)
+            tries = best_guesses(self.transposed, cands, pool, self.rule, width, self.n_answers)
             scored = [(self._completion(int(g), cands, depth), int(g)) for g in tries]
             total, guess = min(scored, default=(int(INF), -1))
             if total >= INF:
@@ -96,8 +96,8 @@ class Rollout:
         fit = self._greedy(cands, depth)
         if fit is None:
             return self.solver.feasible(cands, depth, path)
-        return int(choose_guess(self.matrix, cands, cands if self.consistent else self.every,
-                                fit[1]))
+        return int(choose_guess(self.transposed, cands, cands if self.consistent else self.every,
+                                fit[1], self.n_answers))
 
     def _completion(self, guess: int, cands: np.ndarray, depth: int) -> int:
         """The total of ``guess`` followed by a greedy tree (_greedy) in each part; INF if some

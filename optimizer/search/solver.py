@@ -70,10 +70,10 @@ class Solver:
         n = game.n_codes
         table_bits = table_bits or default_table_bits(n)
         self.key = SolverKey(game.spec, guesses, opts, table_bits, counting)
-        matrix, win, n_answers = dense_answers(game.feedback_matrix(), game.win)
+        matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
-        self.problem = Problem(matrix, np.ascontiguousarray(matrix.T), self.all_codes,
-                               win, n_answers, guesses == "consistent")
+        self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
+                               guesses == "consistent")
         self.orbits = _orbits(game)
         self.branches = n_answers - 1  # every answer but the win occurs
         self.bounds = bound_tables(n, self.branches, counting)  # the total's (and M: height)
@@ -256,18 +256,6 @@ class Solver:
         for fid, part in self.game.parts(guess, cands).items():
             node.next[fid] = self._tree(depth - 1, part, path + [guess], choose)
         return node
-
-
-def dense_answers(matrix: np.ndarray, win: int) -> tuple[np.ndarray, int, int]:
-    """(the matrix with its feedback ids renumbered 0..k-1 in their order, the winning id, k):
-    the kernels count parts per id, and ids no guess can get cost as much as real ones
-    (Mastermind 4x6: 14 answers among 25 ids, Battleship 20 among 64). The kernels answer only
-    guesses and values; trees keep the game's own ids."""
-    occurs = np.bincount(matrix.ravel(), minlength=win + 1) > 0
-    if occurs.all():
-        return matrix, win, len(occurs)
-    renumber = (np.cumsum(occurs) - 1).astype(matrix.dtype)
-    return renumber[matrix], int(renumber[win]), int(occurs.sum())
 
 
 def _orbits(game: Game) -> Orbits:

@@ -82,12 +82,12 @@ def heuristic(rule_name: str) -> Callable[[Game, int], Chooser]:
         from ..kernels.heuristics import RULES, choose_guess
 
         rule = RULES[rule_name]
-        matrix = game.feedback_matrix()
+        _, transposed, _, n_answers = game.answer_matrices()
         every_code = np.arange(game.n_codes, dtype=np.int32)
 
         def choose(candidates: np.ndarray, guesses: str) -> int:
             allowed = candidates if guesses == "consistent" else every_code
-            return int(choose_guess(matrix, candidates, allowed, rule))
+            return int(choose_guess(transposed, candidates, allowed, rule, n_answers))
 
         return choose
 
