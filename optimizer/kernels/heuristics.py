@@ -55,8 +55,8 @@ def _scores(FT, candidates, guesses, rule, n_answers):
     misses the cache on almost every look-up)."""
     n = candidates.shape[0]
     G = guesses.shape[0]
-    counts = np.zeros((G, n_answers), dtype=np.int32)
-    count_parts(FT, guesses, candidates, counts)
+    counts = np.empty((G, n_answers), dtype=np.int32)
+    count_parts(FT, guesses, candidates, counts)  # zeroes the counters first
     weight = size_weights(n, rule)
     score = np.empty(G, dtype=np.int64)
     largest = np.empty(G, dtype=np.int64)
@@ -108,18 +108,20 @@ def choose_guess(FT, candidates, guesses, rule, n_answers):
     ``candidates`` and ``guesses`` are sorted code indices, every candidate among the guesses;
     ``FT`` is the transposed matrix of dense answer ids (Game.answer_matrices). No guess scores
     better than a candidate telling every candidate apart, so the candidates are scored first
-    and the lowest such one, when there is one, is the answer at once.
+    and the lowest such one, when there is one, is the answer at once; guesses that are the
+    candidates alone (consistent play) are not scored again.
     """
     n = candidates.shape[0]
     if n <= 2:
         return candidates[0]  # a candidate is always best here, and the lowest wins ties
     perfect = best_score_possible(n, rule)
-    score, _ = _scores(FT, candidates, candidates, rule, n_answers)
+    score, largest = _scores(FT, candidates, candidates, rule, n_answers)
     for i in range(n):
         if score[i] == perfect:
             return candidates[i]
     is_candidate = _is_candidate(FT.shape[0], candidates)
-    score, largest = _scores(FT, candidates, guesses, rule, n_answers)
+    if guesses.shape[0] > n:  # every candidate is a guess: more guesses are other codes
+        score, largest = _scores(FT, candidates, guesses, rule, n_answers)
     best = -1
     for i in range(guesses.shape[0]):
         if tells_nothing(largest[i], n):
