@@ -25,7 +25,7 @@ SMALL = [
 SWITCHES = {
     "symmetry": B.OPT_SYMMETRY, "dedupe": B.OPT_DEDUPE, "table": B.OPT_TT, "dead": B.OPT_DEAD,
     "probe": B.OPT_PROBE, "separate": B.OPT_SEPARATE, "branching": B.OPT_BRANCHING,
-    "candidates-first": B.OPT_CANDIDATES_FIRST, "small": B.OPT_SMALL,
+    "candidates-first": B.OPT_CANDIDATES_FIRST, "small": B.OPT_SMALL, "shares": B.OPT_SHARES,
 }
 RULES = {"all": (B.OPT_ALL, True), "no-counting": (B.OPT_ALL, False),
          **{f"no-{name}": (B.OPT_ALL & ~bit, True) for name, bit in SWITCHES.items()},

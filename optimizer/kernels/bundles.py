@@ -27,7 +27,8 @@ OPT_SEPARATE = 32  # three guesses left: only separating guesses can finish a pa
 OPT_BRANCHING = 64  # bounds from the node's own most answers, handed down (height, total)
 OPT_CANDIDATES_FIRST = 128  # other guesses scored only when their bound can win (total)
 OPT_SMALL = 256  # parts of one or two candidates are exact: 1 and 3 (height, total)
-OPT_ALL = 511
+OPT_SHARES = 512  # a refuted guess's parts raise their bounds by shares of the cut-off (total)
+OPT_ALL = 1023
 # The counting bounds themselves (bounds.py) are switched off by building trivial tables.
 
 # What each least-cost search minimises: guess_cost x (guesses summed over the secrets) +
