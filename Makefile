@@ -15,8 +15,12 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python scripts/main_job.py
 
+# The whole suite, then the kernels' tests again with numba's bounds checking: an index past an
+# array's end then raises IndexError instead of corrupting memory (checked kernels are cached in
+# a folder of their own, optimizer/kernels/__init__.py).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+	NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest -q -m kernels
 
 trees: $(STAMP)
 	$(BIN)/python scripts/make_trees.py

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 
-from .command import CLAIM_FAILS, FINISHED, add_search_options
+from .command import CLAIM_FAILS, FINISHED, add_search_options, seed, whole_number
 
 
 def configure(parser) -> None:
@@ -24,11 +24,17 @@ def configure(parser) -> None:
     merge.add_argument("-o", "--output", required=True, help="the merged file to write")
     verify = sub.add_parser("verify", help="re-prove a file's claims by exhaustive search")
     verify.add_argument("file")
-    verify.add_argument("--sample", type=int, default=None, metavar="K",
-                        help="check K claims drawn at random (default: all)")
-    verify.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    verify.add_argument("--sample", type=sample_size, default=None, metavar="K",
+                        help="check K claims drawn at random, K at least 1 (default: all)")
+    verify.add_argument("--seed", type=seed, default=0, help="seed of the draw (0 to 2**64 - 1)")
     verify.add_argument("--quiet", action="store_true", help="no progress bar")
     add_search_options(verify)
+
+
+def sample_size(text: str) -> int:
+    """--sample K: a whole number of claims, at least 1, in ASCII digits (a sample of none would
+    report that every claim holds after checking none)."""
+    return whole_number(text, 1, "claims")
 
 
 def run(args) -> int:
@@ -102,6 +108,9 @@ def verify(args) -> int:
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
     for (cost, depth), facts in sorted(log.totals.items()):
         claims += [(cost, g, depth, e) for g, e in sorted(facts.classes.items())]
+    if not claims:  # nothing checked is not "every claim holds"
+        print(f"{args.file}: no claims to check ({game.spec}, {log.guesses} guesses)")
+        return FINISHED
     if args.sample is not None and args.sample < len(claims):
         claims = random.Random(args.seed).sample(claims, args.sample)
     deadline = args.started + args.time_limit if args.time_limit is not None else None

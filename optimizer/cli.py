@@ -15,13 +15,18 @@ import time
 
 import orjson
 
-from .command import FINISHED, STOPPED, add_search_options, levels
+from .command import FINISHED, STOPPED, add_search_options, levels, seed
 from .command import seconds as positive_seconds
 from .games import GameError, parse_game
 from .tree import TreeError, TreeFileError, check_output, printable, read_tree, verify
 
 # Options that name a file a command writes: each is checked (check_output) before any work.
 OUTPUT_OPTIONS = {"output": "-o", "checkpoint": "--checkpoint", "plot": "--plot"}
+# Options that name files a command reads (a folder: its *.json files, as `compare --trees`
+# reads them). No output may be one of them, nor another output of the same command; only
+# --checkpoint is by design read and extended by one run, and is its own input.
+INPUT_OPTIONS = {"file": "FILE", "files": "FILE", "trees": "--trees",
+                 "checkpoint": "--checkpoint"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,9 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        for dest in OUTPUT_OPTIONS:
-            if getattr(args, dest, None) is not None:
-                check_output(getattr(args, dest))
+        check_files(args)
         return int(args.run(args) or 0)
     except (GameError, TreeError, ValueError) as exc:
         return _error(exc)
@@ -46,6 +49,51 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("moo: interrupted", file=sys.stderr)
         return 130
+
+
+def check_files(args: argparse.Namespace) -> None:
+    """Before any work: each output a place ``write_atomic`` can write (check_output), and no
+    output the same file as an input or another output of the command (compared as files:
+    links, hard links and other spellings of one path count as the same), so that writing it
+    never destroys what the command reads or writes."""
+    outputs = [(flag, getattr(args, dest)) for dest, flag in OUTPUT_OPTIONS.items()
+               if getattr(args, dest, None) is not None]
+    for _, path in outputs:
+        check_output(path)
+    named = list(outputs)
+    for dest, label in INPUT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is None or (dest in OUTPUT_OPTIONS and (label, value) in outputs):
+            continue  # absent, or an output already named (--checkpoint: its own input)
+        for path in value if isinstance(value, list) else [value]:
+            named += [(label, p) for p in _read_files(path)]
+    for i, (flag, path) in enumerate(outputs):
+        for label, other in named[:i] + named[i + 1:]:
+            if _same_file(path, other):
+                role = ("which this run reads and extends" if label == "--checkpoint" else
+                        "which this command also writes" if (label, other) in outputs else
+                        "which this command reads")
+                raise ValueError(
+                    f"{flag} {printable(path)}: the same file as {label} {printable(other)}, "
+                    f"{role}: writing one would destroy the other (name another file)")
+
+
+def _read_files(path: str) -> list[str]:
+    """The files an input option names: the file, or a folder's *.json files."""
+    from pathlib import Path
+
+    if os.path.isdir(path):
+        return sorted(str(p) for p in Path(path).glob("*.json"))
+    return [path]
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same file on disk (hard links, symbolic links),
+    or, for files not there yet, the same place once links are followed."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _error(what) -> int:
@@ -78,7 +126,9 @@ def _interrupted(signum, frame) -> None:
     if _where_swallowed(frame):
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
-    raise KeyboardInterrupt
+    import signal
+
+    raise KeyboardInterrupt(signal.Signals(signum).name)  # named in `moo play --json`'s last line
 
 
 def _where_swallowed(frame) -> bool:
@@ -116,7 +166,8 @@ def _parser() -> argparse.ArgumentParser:
              "height,deepest, deepest@K",
     )
     build.add_argument("--guesses", choices=("any", "consistent"), default="any")
-    build.add_argument("--seed", type=int, default=0, help="seed of random strategies")
+    build.add_argument("--seed", type=seed, default=0,
+                       help="seed of random strategies (0 to 2**64 - 1)")
     build.add_argument("--checkpoint", metavar="FILE", default=None,
                        help="exact objectives: facts about first guesses from earlier runs "
                             "(refuted heights, least totals, the best tree); this run adds its "
@@ -195,7 +246,7 @@ def cmd_info(args) -> int:
 def cmd_build(args) -> int:
     from .objective import bound_note
     from .search.build import build_tree
-    from .tree import write_tree
+    from .tree import checkpoint_facts, resting, write_tree
 
     game = parse_game(args.game)
     if not args.strategy and not args.objective:
@@ -211,21 +262,21 @@ def cmd_build(args) -> int:
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
     stopped = bool(tree.meta.get("stopped"))
-    label = "optimal" if tree.optimal else "stopped early, not proven optimal" if stopped else (
-        "not proven optimal")
+    taken = checkpoint_facts(tree)
+    label = resting("optimal", taken) if tree.optimal else (
+        "stopped early, not proven optimal" if stopped else "not proven optimal")
     print(
         f"{game.spec} {tree.objective} ({tree.guesses} guesses, {label}): "
         f"height {stats['height']}, "
         f"total {stats['total']}, average {stats['total'] / stats['secrets']:.4f} "
-        f"-> {args.output}"
+        f"-> {printable(args.output)}"
     )
     if tree.lower_bound is not None and not tree.optimal:
-        print(f"proven: {bound_note(tree)}")
-    taken = sum(search.get("classes_from_checkpoint", 0) for key, search in tree.meta.items()
-                if key.endswith("_search"))
+        print(resting(f"proven: {bound_note(tree)}", taken))
     if taken:
-        print(f"taken from {args.checkpoint}: {taken} first-guess classes settled by earlier "
-              "runs (claims this run did not check; `moo checkpoint verify` re-proves them)")
+        print(f"taken from {printable(args.checkpoint)}: {taken} facts about first guesses "
+              "settled by earlier runs (claims this run did not check; `moo checkpoint verify` "
+              "re-proves them; the tree's meta.checkpoint_facts records the count)")
     return STOPPED if stopped else FINISHED
 
 
@@ -246,6 +297,8 @@ RECHECK_MAX_CODES = 1296
 
 
 def cmd_verify(args) -> int:
+    from .tree import checkpoint_facts, proof
+
     try:
         tree = read_tree(args.file)
     except TreeFileError:
@@ -268,6 +321,8 @@ def cmd_verify(args) -> int:
         out = {"file": args.file, "game": tree.game.spec, "ok": ok, **result.as_json()}
         out["average"] = round(result.average, 6)
         out["defects"] = result.defects
+        out["proof"] = proof(tree, result)  # of the optimality claim (tree.proof)
+        out["checkpoint_facts"] = checkpoint_facts(tree)
         if recheck:
             out["recheck"] = {k: v for k, v in recheck.items() if k != "defects"}
         print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
@@ -284,9 +339,28 @@ def cmd_verify(args) -> int:
           f"average {result.average:.4f}")
     print(f"histogram (guesses: secrets) {hist}")
     print("OK: every secret is solved and the stored stats match")
+    claim = _claim_line(tree, result)
+    if claim:
+        print(claim)
     if recheck:
         print(f"RECHECK OK: {recheck['summary']}")
     return 0
+
+
+def _claim_line(tree, result) -> str:
+    """What a sound tree claims and what the claim rests on: ``optimal: proven`` (by the search
+    that wrote it), ``optimal: proven, resting on N checkpoint facts`` (taken unchecked from an
+    earlier run's file: replaying the tree cannot re-check them), or the proven bounds."""
+    from .objective import bound_note
+    from .tree import checkpoint_facts, proof, provenance_note, resting
+
+    taken = checkpoint_facts(tree)
+    note = f" ({provenance_note(tree)})" if taken else ""
+    if tree.optimal:
+        return f"optimal ({printable(tree.objective)}): {proof(tree, result)}{note}"
+    if tree.lower_bound is not None:
+        return f"not proven optimal; {resting('proven', taken)}: {bound_note(tree)}{note}"
+    return ""
 
 
 def _check_recheck(tree) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 FINISHED, CLAIM_FAILS, ERROR, STOPPED = 0, 1, 2, 3
 
@@ -27,21 +28,39 @@ def seconds(text: str) -> float:
     return value
 
 
-def levels(text: str) -> int:
-    """A number of levels: a whole number, 0 or more."""
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{text} is not a whole number of levels (0 or more)")
+def whole_number(text: str, least: int = 0, unit: str = "", most: int | None = None,
+                 most_text: str = "") -> int:
+    """A whole number in ASCII digits, at least ``least`` (and at most ``most``): the one parser
+    of the options that count (--workers, --lookahead, --seed, --sample, prove's --height and
+    --deepest). str.isdigit and int() also take other scripts' digits ('٣', '３'), and int()
+    '1_0', ' 3' and '+3'."""
+    longest = len(str(most)) if most is not None else 18
+    if re.fullmatch(rf"[0-9]{{1,{longest}}}", text) is None or not (
+            least <= int(text) <= (most if most is not None else int(text))):
+        of = f" of {unit}" if unit else ""
+        span = f"at least {least}" if most is None else f"{least} to {most_text or most}"
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a whole number{of} ({span}, in digits 0-9)")
     return int(text)
 
 
+def levels(text: str) -> int:
+    """A number of levels: a whole number, 0 or more."""
+    return whole_number(text, 0, "levels")
+
+
+SEED_MAX = 2**64 - 1  # a tree's meta stores the seed; JSON writers take 64-bit numbers
+
+
+def seed(text: str) -> int:
+    """A random seed, 0 to 2**64 - 1 (Python's random takes a negative seed as its absolute
+    value, so -7 and 7 would be one seed)."""
+    return whole_number(text, 0, "a seed", SEED_MAX, "2**64 - 1")
+
+
 def workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("at least 1 worker")
-    return value
+    """A number of worker processes: 1 or more (the engine bounds it by the machine)."""
+    return whole_number(text, 1, "workers")
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:

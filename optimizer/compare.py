@@ -18,7 +18,18 @@ import numpy as np
 
 from .games import Game, GameError, parse_game
 from .objective import bound_note, proven_bounds
-from .tree import Tree, TreeError, loads, printable, replay, tree_from_json, write_atomic
+from .tree import (
+    Tree,
+    TreeError,
+    checkpoint_facts,
+    loads,
+    printable,
+    read_file,
+    replay,
+    resting,
+    tree_from_json,
+    write_atomic,
+)
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
 
@@ -59,7 +70,8 @@ def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") 
     """Figures of one tree from a replay of every secret."""
     result = replay(tree)
     bounds = [] if tree.optimal else proven_bounds(tree)
-    note = "optimal" if tree.optimal else bound_note(tree)
+    facts = checkpoint_facts(tree)  # an optimum resting on unchecked facts says so
+    note = resting("optimal", facts) if tree.optimal else resting(bound_note(tree), facts)
     if result.defects:
         note = f"DEFECTS: {result.defects[0]}"
     return Row(
@@ -116,7 +128,7 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):
         try:
-            data = loads(path.read_bytes())
+            data = loads(read_file(path))  # a regular file of bounded size only
             if not isinstance(data, dict) or _spec_of(data.get("game")) != game.spec:
                 continue
             if data.get("format") in (FORMAT, OLD_FORMAT):
@@ -139,12 +151,14 @@ def _spec_of(text) -> str | None:
 
 
 def warm_up(game: Game) -> float:
-    """Seconds to compile the greedy kernel, or load it from numba's cache (first call)."""
+    """Seconds to compile the greedy kernel, or load it from numba's cache (first call).
+    Its codes are the game's own: three make every rule score, a smaller game has no more (the
+    kernels do not check bounds, and a code past the matrix's end corrupts memory)."""
     start = time.perf_counter()
     from .kernels.heuristics import RULES, choose_guess
 
     _, transposed, _, n_answers = game.answer_matrices()
-    codes = np.arange(3, dtype=np.int32)
+    codes = np.arange(min(3, game.n_codes), dtype=np.int32)
     for rule in RULES.values():
         choose_guess(transposed, codes, codes, rule, n_answers)
     return time.perf_counter() - start

@@ -27,7 +27,23 @@ import orjson
 
 from .games import Battleship, DigitGame, Game
 from .objective import bound_note
-from .tree import Node, Replay, Tree, TreeError, TreeFileError, read_tree, verify, write_atomic
+from .tree import (
+    NOT_PROVEN,
+    PROVEN,
+    Node,
+    Replay,
+    Tree,
+    TreeError,
+    TreeFileError,
+    checkpoint_facts,
+    printable,
+    proof,
+    provenance_note,
+    read_tree,
+    resting,
+    verify,
+    write_atomic,
+)
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
@@ -74,20 +90,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         entry = load_entry(Path(args.file))
     except TreeFileError as exc:
-        print(f"moo page: error: {exc}", file=sys.stderr)
+        print(f"moo page: error: {printable(exc)}", file=sys.stderr)
         return 2
     except (TreeError, PageError) as exc:
-        print(f"moo page: error: {exc}", file=sys.stderr)
+        print(f"moo page: error: {printable(exc)}", file=sys.stderr)
         return 1
     output = Path(args.output)
     try:
         size = write_page(entry, output)
     except OSError as exc:
-        print(f"moo page: error: {output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        print(f"moo page: error: {printable(output)}: cannot write: {exc.strerror or exc}",
+              file=sys.stderr)
         return 2
     tree, result = entry.tree, entry.result
-    print(f"{output}: {size / 1024:.0f} KB, {tree.game.spec} {tree.objective} "
-          f"({tree.guesses} guesses): average {result.average:.4f}, worst case {result.height}")
+    print(f"{printable(output)}: {size / 1024:.0f} KB, {tree.game.spec} "
+          f"{printable(tree.objective)} ({tree.guesses} guesses): average "
+          f"{result.average:.4f}, worst case {result.height}")
     return 0
 
 
@@ -173,7 +191,7 @@ def render_index(entries: list[Entry]) -> str:
             tree, result = e.tree, e.result
             link = (f'<a href="{_text(page_name(e.source))}">'
                     f"{_text(objective_text(tree.objective))}</a>")
-            cells = [link, _text(tree.guesses), "yes" if tree.optimal else "no",
+            cells = [link, _text(tree.guesses), _text(proof_cell(tree, result)),
                      f"{result.average:.4f}", str(result.height)]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         sections.append(_fill(_asset("index-game.html"),
@@ -242,15 +260,33 @@ def facts_html(entry: Entry) -> str:
 
 
 def proof_text(tree: Tree, result: Replay) -> str:
+    """The optimality claim and what it rests on. ``result`` is the tree's ``verify`` (a page is
+    made only of a tree without defects): facts a search took unchecked from an earlier run's
+    checkpoint are named, since no replay of the tree can check them."""
+    facts = checkpoint_facts(tree)
+    unchecked = f" ({provenance_note(tree, name_only=True)})" if facts else ""
     if tree.optimal:
-        return "yes: no strategy does better for this objective"
+        claim = proof(tree, result)
+        if claim == NOT_PROVEN:  # a defective claim (load_entry refuses such trees)
+            return "no"
+        if claim == PROVEN:
+            return "yes: no strategy does better for this objective"
+        return (f"yes, {claim.removeprefix(PROVEN + ', ')}{unchecked}: no strategy does better "
+                "for this objective if those facts hold")
     if tree.lower_bound is None:
         return "no"
     first = tree.objective.split(",")[0].split("@")[0]
-    text = f"no: the best tree found; proven: {bound_note(tree) or tree.lower_bound}"
+    proven = resting("proven", facts)
+    text = f"no: the best tree found; {proven}: {bound_note(tree) or tree.lower_bound}"
     if first == "total" and result.secrets:
         text += f" (an average of at least {tree.lower_bound / result.secrets:.4f})"
-    return text
+    return text + unchecked
+
+
+def proof_cell(tree: Tree, result: Replay) -> str:
+    """The index's "proven optimal" column: yes, yes resting on N checkpoint facts, or no."""
+    claim = proof(tree, result)
+    return "no" if claim == NOT_PROVEN else "yes" + claim[len(PROVEN):]
 
 
 def chart_html(histogram: dict[int, int]) -> str:

@@ -14,7 +14,9 @@ terminal around it.
 
 Everything here scores with ``game.feedback`` in plain Python and never imports numba, so a
 stored tree plays at once. Exit status: 0 solved, 1 not solved (gave up, end of input, wrong
-answers, defective tree), 2 bad arguments or unreadable file, 130 interrupted.
+answers, defective tree, output closed), 2 bad arguments or unreadable file, 130 interrupted
+(a person's Ctrl-C at the terminal). ``--json`` follows every command's rule: 0 when the input
+ends, 3 stopped by a signal (its last line is a JSON object saying so), 2 a closed stream.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import re
 import sys
 from pathlib import Path
 
+from .command import seed
 from .games import Game, GameError, parse_game
 from .games.reply import example_reply, read_reply, reply_forms
 from .session import (
@@ -35,7 +38,17 @@ from .session import (
     Session,
     Solver,
 )
-from .tree import Tree, TreeError, printable, read_tree, replay
+from .tree import (
+    NOT_PROVEN,
+    Tree,
+    TreeError,
+    checkpoint_facts,
+    printable,
+    proof,
+    read_tree,
+    replay,
+    resting,
+)
 
 SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
 
@@ -78,8 +91,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
              "(see the README's play protocol)",
     )
     parser.add_argument(
-        "--seed", type=int, default=None,
-        help="random seed of the secret (--breaker) or of the guesses when there is no tree",
+        "--seed", type=seed, default=None,
+        help="random seed of the secret (--breaker) or of the guesses when there is no tree "
+             "(0 to 2**64 - 1)",
     )
 
 
@@ -98,39 +112,65 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         game, tree = load_target(args.target)
+        solver = None if tree is None else Solver(tree, args.target)  # checked once
         secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
     except (GameError, TreeError) as exc:
         print(f"moo play: error: {printable(exc)}", file=sys.stderr)
         return USAGE
     rng = random.Random(args.seed)
     if args.json:
-        from .protocol import serve
-
-        return serve(lambda: new_session(game, tree, rng), sys.stdin.buffer, sys.stdout)
+        return _serve_json(lambda: new_session(game, solver, rng))
     if args.breaker:
         return play_breaker(game, rng)
-    session = new_session(game, tree, rng)
+    session = new_session(game, solver, rng)
     if secret is not None:
         return play_self(session, secret)
     return play_maker(session, _describe_guesser(tree))
 
 
-def new_session(game: Game, tree: Tree | None, rng: random.Random) -> Session:
-    """A game played with ``tree``, or with random guesses that fit every answer when there is
-    none (seed 001)."""
-    if tree is not None:
-        return Solver(tree).new_game()
+def _serve_json(new_session) -> int:
+    """The line protocol on standard input and output. A stream that is closed (``<&-``,
+    ``>&-``) is bad input, said in one line (status 2); a reader that goes away mid-session
+    (a broken pipe) ends it quietly with status 1 (as the terminal player), whatever the
+    disposition of SIGPIPE; a signal ends it with a last JSON object and status 3."""
+    from .protocol import serve
+
+    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if stream is None or not hasattr(stream, "buffer"):
+            print(f"moo play: error: standard {name} is closed: --json reads one line per "
+                  "answer from standard input and writes one JSON object a line to standard "
+                  "output", file=sys.stderr)
+            return USAGE
+    import signal
+
+    pipe = getattr(signal, "SIGPIPE", None)
+    try:  # a broken pipe is then an exception with a defined status, not a death by signal
+        before = signal.signal(pipe, signal.SIG_IGN) if pipe is not None else None
+    except ValueError:  # not the main thread: the disposition stays as it is
+        before = None
+    try:
+        return serve(new_session, sys.stdin.buffer, sys.stdout)
+    finally:
+        if before is not None:
+            signal.signal(pipe, before)
+
+
+def new_session(game: Game, solver: Solver | None, rng: random.Random) -> Session:
+    """A game played with ``solver``'s tree, or with random guesses that fit every answer when
+    there is none (seed 001)."""
+    if solver is not None:
+        return solver.new_game()
     return Session(game, RandomConsistent(rng))
 
 
 def load_target(target: str) -> tuple[Game, Tree | None]:
     """The game and, when ``target`` names an existing file, the tree stored in it."""
     path = Path(target)
-    if path.is_file():
+    if path.is_dir():
+        raise TreeError(f"{target}: is a directory, not a tree file")
+    if path.exists():  # read_tree refuses a device, FIFO or socket (and never blocks on one)
         tree = read_tree(path)
         return tree.game, tree
-    if path.exists():
-        raise TreeError(f"{target}: is a directory, not a tree file")
     try:
         return parse_game(target), None
     except GameError as exc:
@@ -146,7 +186,10 @@ def _describe_guesser(tree: Tree | None) -> str:
         return "I pick each guess at random among the codes that fit all your answers."
     result = replay(tree, max_defects=1)
     most = "" if result.defects else f", at most {_guesses(result.height)}"
-    return f"I follow a stored strategy ({printable(tree.objective)}{most})."
+    facts = checkpoint_facts(tree)  # what an optimality claim that verify accepts rests on
+    proven = "" if proof(tree, result) == NOT_PROVEN else (
+        f"; {resting('proven optimal', facts)}" + (" (not re-checked)" if facts else ""))
+    return f"I follow a stored strategy ({printable(tree.objective)}{most}{proven})."
 
 
 # --- feedback as people type it ------------------------------------------------------------

@@ -13,6 +13,11 @@ Each object holds the state of the game (``guess`` to answer, null once the game
 ``wrong_answers`` once named, ``tree_defect`` when the tree has no move for an answer that
 some secret fits, and ``error`` when the line was not taken (the state is then the same as
 before). The games are played by ``session.Session``.
+
+A line longer than ``MAX_LINE`` bytes is refused with an error object and the session goes on;
+it is never held whole (a driver's runaway line costs no memory). A signal (SIGINT, SIGTERM,
+SIGHUP) ends the session with a last object ``{"error": "stopped by SIGTERM: ...", "stopped":
+"SIGTERM"}`` and status 3, so the output stays one JSON object a line to the end.
 """
 
 from __future__ import annotations
@@ -22,22 +27,48 @@ from typing import BinaryIO, TextIO
 
 import orjson
 
+from .command import FINISHED, STOPPED
 from .games import GameError
 from .games.reply import read_reply
 from .session import CONTRADICTION, FeedbackError, Session
 
 NEW_GAME = "new"
 
+# The longest line taken, in bytes. The longest legitimate line is a secret or a tagged feedback
+# of a few dozen characters (games of at most 40000 codes: ``0 1 2 3 4 5 6 35``, 16; ``exact: 5,
+# one-away: 0, two-away: 0``, 34); 4096 leaves room for any spacing a driver may add.
+MAX_LINE = 4096
+_DISCARD = 65536  # what is read at a time of the rest of a longer line
+
 
 def serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> int:
-    """Play games until the input ends; bytes that are not UTF-8 are an error object, not a
-    crash. Exit status 0."""
+    """Play games until the input ends (status 0); bytes that are not UTF-8 and lines over
+    ``MAX_LINE`` bytes are error objects, not crashes. A signal (KeyboardInterrupt) ends the
+    session with an error object naming it, status 3."""
+    try:
+        _serve(new_session, lines, out)
+    except KeyboardInterrupt as exc:
+        name = exc.args[0] if exc.args and isinstance(exc.args[0], str) else "SIGINT"
+        _write(out, {"error": f"stopped by {name}: the session is over", "stopped": name})
+        return STOPPED
+    return FINISHED
+
+
+def _serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> None:
     session = new_session()
     named: dict | None = None  # the secret and the wrong answers, once the secret was given
     _write(out, state(session))
-    for raw in lines:
-        text = raw.decode("utf-8", errors="replace").strip()
+    while True:
+        raw = read_line(lines)
+        if raw is None:
+            return
         reply = state(session, named)
+        if len(raw) > MAX_LINE:
+            reply["error"] = (f"line too long: more than {MAX_LINE} bytes (a line is a "
+                              "feedback, new, or a secret); nothing was taken")
+            _write(out, reply)
+            continue
+        text = raw.decode("utf-8", errors="replace").strip()
         if text.lower() == NEW_GAME:
             session, named = new_session(), None
             reply = state(session)
@@ -52,7 +83,23 @@ def serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> i
         else:
             reply = _answer(session, text)
         _write(out, reply)
-    return 0
+
+
+def read_line(lines: BinaryIO) -> bytes | None:
+    """The next line without its end, None at the end of the input. A line over ``MAX_LINE``
+    bytes is read past in pieces and given as its first ``MAX_LINE + 1`` bytes, so that no more
+    than that is ever held."""
+    raw = lines.readline(MAX_LINE + 2)  # the line, its end of line (\r\n), and one byte more
+    if not raw:
+        return None
+    line = raw.rstrip(b"\r\n")
+    if len(line) <= MAX_LINE:
+        return line
+    while not raw.endswith(b"\n"):
+        raw = lines.readline(_DISCARD)
+        if not raw:
+            break
+    return line[: MAX_LINE + 1]
 
 
 def _answer(session: Session, text: str) -> dict:

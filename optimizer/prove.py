@@ -15,14 +15,16 @@ import time
 
 import orjson
 
-from .command import CLAIM_FAILS, FINISHED, STOPPED, add_search_options
+from .command import CLAIM_FAILS, FINISHED, STOPPED, add_search_options, whole_number
 from .games import parse_game
+from .tree import printable, resting
 
 
 def configure(parser) -> None:
     parser.add_argument("game")
-    parser.add_argument("--height", type=int, required=True, help="the claimed optimal height K")
-    parser.add_argument("--deepest", type=int, default=None, metavar="N",
+    parser.add_argument("--height", type=whole_number, required=True,
+                        help="the claimed optimal height K")
+    parser.add_argument("--deepest", type=whole_number, default=None, metavar="N",
                         help="claim instead: among trees of height K, at least N secrets need "
                              "all K guesses, and a tree with exactly N exists")
     parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
@@ -74,10 +76,13 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         # the depth that was refuted last: its classes searched now and taken from the file
         "classes_searched": found.searched,
         "classes_taken": found.taken,
+        # what the proof rests on besides this run's search (tree.checkpoint_facts)
+        "checkpoint_facts": found.taken,
     }
     if log is not None:
         result["checkpoint"] = {"file": str(log.path), "refuted_before": before,
-                                "refuted_now": len(log.refuted)}
+                                "refuted_now": len(log.refuted),
+                                "corrected": log.corrections}  # facts of the file found false
     if not found.optimal:
         return result
     optimum = found.value
@@ -92,12 +97,15 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
                      "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
         if found.taken:
             tree.meta["classes_from_checkpoint"] = found.taken
+        if log is not None:
             tree.meta["checkpoint"] = result["checkpoint"]["file"]
+            tree.meta["checkpoint_facts"] = found.taken
         write_tree(tree, output)
         result["tree"]["file"] = output
     result["achievable"] = optimum <= claim
     result["lower_impossible"] = optimum >= claim
     result["holds"] = optimum == claim
+    result["proof"] = resting("proven", found.taken) if result["holds"] else "not proven"
     return result
 
 
@@ -135,9 +143,10 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
             found.seconds if found is not low else 0), 3),
         "nodes": low.nodes + (found.nodes if found is not low else 0), "engine": where,
         "classes_searched": found.searched, "classes_taken": found.taken,
+        "checkpoint_facts": found.taken,
     }
-    if checkpoint:
-        result["checkpoint"] = {"file": checkpoint}
+    if search.checkpoint is not None:  # the file's facts this run found false, corrected
+        result["checkpoint"] = {"file": checkpoint, "corrected": search.checkpoint.corrections}
     if not found.optimal:
         return result
     if found is low:  # the least height is above the claim's: no tree of that height at all
@@ -152,11 +161,14 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     if output:
         tree.meta = {"program": "moo-optimizer", "proof": f"fewer than {deepest} secrets at "
                      f"depth {height} impossible", "deep_search": meta.get("deep_search")}
+        if checkpoint:
+            tree.meta.update(checkpoint=checkpoint, checkpoint_facts=found.taken)
         write_tree(tree, output)
         result["tree"]["file"] = output
     result["achievable"] = found.value <= claim
     result["lower_impossible"] = found.value >= claim
     result["holds"] = found.value == claim
+    result["proof"] = resting("proven", found.taken) if result["holds"] else "not proven"
     return result
 
 
@@ -191,12 +203,12 @@ def run(args) -> int:
           f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
     if tree and tree.get("file"):
         print(f"  tree of height {tree['height']} written to {tree['file']}")
-    taken = result["classes_taken"]
+    taken = result["checkpoint_facts"]
     if result["holds"]:
         if taken:
-            print(f"PROVEN, taking {taken} first-guess classes from {result['checkpoint']['file']}"
-                  f" as refuted (not checked by this run; `moo checkpoint verify` re-proves "
-                  f"them): the optimal worst case is {k}")
+            print(f"{resting('PROVEN', taken)}: {taken} first-guess classes taken from "
+                  f"{printable(result['checkpoint']['file'])} as refuted (not checked by this "
+                  f"run; `moo checkpoint verify` re-proves them): the optimal worst case is {k}")
         else:
             print(f"PROVEN: the optimal worst case is {k}")
         return FINISHED
@@ -240,7 +252,11 @@ def _run_deepest(args) -> int:
     if tree.get("file"):
         print(f"  tree written to {tree['file']}")
     if result["holds"]:
-        print(f"PROVEN: among trees of height {k}, the fewest secrets needing {k} guesses is {n}")
+        taken = result["checkpoint_facts"]
+        rests = f" ({taken} first-guess classes taken from the checkpoint, not checked by this " \
+            "run; `moo checkpoint verify` re-proves them)" if taken else ""
+        print(f"{resting('PROVEN', taken)}{rests}: among trees of height {k}, the fewest secrets "
+              f"needing {k} guesses is {n}")
         return FINISHED
     print(f"CLAIM FAILS: the fewest is {opt}")
     return CLAIM_FAILS

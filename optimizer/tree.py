@@ -7,10 +7,12 @@ Nothing here needs numba, so the player starts instantly.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
-import tempfile
+import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,7 +94,7 @@ def _node_to_json(game: Game, node: Node) -> dict:
 
 
 def write_tree(tree: Tree, path: str | Path) -> dict:
-    """Write atomically (temporary file in the same folder, then rename); return the stats."""
+    """Write atomically (``write_atomic``); return the stats."""
     data = tree.to_json()
     write_atomic(Path(path), orjson.dumps(data))
     return data["stats"]
@@ -100,21 +102,31 @@ def write_tree(tree: Tree, path: str | Path) -> dict:
 
 def write_atomic(path: Path, payload: bytes) -> None:
     """Write ``payload`` to ``path`` so that a reader sees the old file or the whole new one,
-    never a part. No folder is created: ``check_output`` refuses a missing one before the work.
-    An OSError names ``path`` (not the temporary file)."""
+    never a part: a temporary file in the same folder, then a rename over the old file.
+
+    Only regular files are written: a folder, device, FIFO or socket at ``path`` is refused
+    (OutputError) instead of being replaced. A symbolic link is followed (a dangling one too,
+    as the shell's ``>`` does): the file it names is replaced and the link stays. The file keeps
+    its permissions (and, where allowed, its owner); a new file gets 0666 less the umask, as any
+    program's new file does. No folder is created: ``check_output`` refuses a missing one
+    before the work. An OSError names ``path`` (not the temporary file)."""
+    target = _target(path)
+    old = _existing(target, path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = _temporary(target, ".tmp")
     except OSError as exc:
         raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            if old is not None:
+                _keep_owner_and_mode(fd, old)
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a tree is a public document
-        os.replace(tmp, path)
+        _existing(target, path)  # replaced by a device or FIFO meanwhile: still refused
+        os.replace(tmp, target)
     except BaseException as exc:
-        if os.path.exists(tmp):
+        if os.path.lexists(tmp):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
@@ -122,18 +134,19 @@ def write_atomic(path: Path, payload: bytes) -> None:
 
 
 def check_output(path: str | Path) -> Path:
-    """Refuse, before any search starts, a place where ``write_atomic`` would fail: a folder, a
-    missing folder (none is created), a place this process cannot write. Every command checks
-    its output files (``-o``, ``--checkpoint``, ``--plot``) with this."""
+    """Refuse, before any search starts, a place where ``write_atomic`` would fail or do harm: a
+    folder, a device, FIFO or socket (never replaced by a file), a missing folder (none is
+    created), a place this process cannot write. A symbolic link is checked where it points.
+    Every command checks its output files (``-o``, ``--checkpoint``, ``--plot``) with this."""
     path = Path(path)
-    if path.is_dir():
-        raise OutputError(f"{printable(path)}: is a folder, not a file name")
-    folder = path.parent
+    target = _target(path)
+    _existing(target, path)
+    folder = target.parent
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist (make it first)"
         raise OutputError(f"{printable(path)}: the folder {printable(folder)} {what}")
     try:  # the only true test of writing: permissions, read-only file systems, quotas
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".probe")
+        fd, probe = _temporary(target, ".probe")
     except OSError as exc:
         raise OutputError(
             f"{printable(path)}: cannot write in {printable(folder)}: {exc.strerror}") from None
@@ -142,14 +155,103 @@ def check_output(path: str | Path) -> Path:
     return path
 
 
+def _target(path: str | Path) -> Path:
+    """The file that writing ``path`` replaces: symbolic links followed, dangling ones too."""
+    return Path(os.path.realpath(path))
+
+
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _existing(target: Path, path: str | Path) -> os.stat_result | None:
+    """The status of the file that an output replaces (None: there is none yet); OutputError
+    for anything but a regular file."""
+    try:
+        status = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (the folder is checked)
+        return None
+    except OSError as exc:  # a loop of links, a folder that cannot be searched
+        raise OutputError(f"{printable(path)}: cannot write: {exc.strerror}") from None
+    shown = (f"{printable(path)} (a link to {printable(target)})" if os.path.islink(path)
+             else printable(path))
+    if stat.S_ISDIR(status.st_mode):
+        raise OutputError(f"{shown}: is a folder, not a file name")
+    if not stat.S_ISREG(status.st_mode):
+        raise OutputError(f"{shown}: is {_kind(status.st_mode)}, not a regular file: outputs "
+                          "are regular files only (it is never replaced)")
+    return status
+
+
+def _temporary(target: Path, suffix: str) -> tuple[int, str]:
+    """A new hidden file next to ``target`` (open for writing), created with 0666 less the
+    umask (mkstemp's 0600 would make every new output private)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = str(target.parent / f".{target.name}.{secrets.token_hex(4)}{suffix}")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target.parent))
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """The replacement keeps the old file's permissions, and its owner where this process may
+    give it (root may; others keep their own)."""
+    mine = os.fstat(fd)
+    if (mine.st_uid, mine.st_gid) != (old.st_uid, old.st_gid):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except OSError:
+            pass  # not allowed: the file becomes this user's, as any rewrite makes it
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after chown, which clears set-id bits
+
+
+# The largest file a reader takes. The largest legitimate one: a tree of the largest game
+# (MAX_CODES, 40,000 codes) is about 50 bytes a code, 2 MB; a checkpoint holds a few such trees
+# indented (about 150 bytes a code each, 6 MB) and its classes' facts. 256 MB is a wide margin
+# that still stops /dev/zero-like files before they take all memory.
+MAX_FILE_BYTES = 256 * 2**20
+
+
+def read_file(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of a tree or checkpoint file. Only a regular file of at most ``limit`` bytes
+    (default MAX_FILE_BYTES) is read: a device (/dev/zero never ends), a FIFO (blocks until a
+    writer comes) or a socket is refused before it is opened, and so is a larger file. Each
+    refusal is an OSError naming ``path``, as a missing file is."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a folder" if stat.S_ISDIR(status.st_mode) else _kind(status.st_mode)
+        raise OSError(errno.EINVAL, f"it is {kind}, not a regular file", str(path))
+    # O_NONBLOCK: a FIFO put in its place since the check does not block the open
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, f"it is {_kind(status.st_mode)}, not a regular file",
+                          str(path))
+        raw = handle.read(limit + 1) if status.st_size <= limit else b""
+    if status.st_size > limit or len(raw) > limit:
+        size = max(status.st_size, len(raw))
+        raise OSError(errno.EFBIG, f"the file has {size:,} bytes, more than the {limit:,} "
+                      f"({limit / 2**20:g} MB) a tree or checkpoint file may have", str(path))
+    return raw
+
+
 def read_tree(path: str | Path) -> Tree:
     """Load and check a tree file: the public format in its canonical notation only (see
     ``tree_from_json``), and no JSON key given twice anywhere. Every defect is a TreeError
-    naming its place; a file that cannot be read at all (or not within the memory available)
-    is a TreeFileError."""
+    naming its place; a file that cannot be read at all (missing, not a regular file, larger
+    than MAX_FILE_BYTES, or not within the memory available) is a TreeFileError."""
     where = printable(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_file(path)
         try:
             data = loads(raw)
         except JsonError as exc:
@@ -268,6 +370,9 @@ def tree_from_json(data, where: str = "tree") -> Tree:
         game = parse_game(data["game"])
     except GameError as exc:
         raise TreeError(f"{where}: 'game': {exc}") from None
+    if data["game"] != game.spec:  # the command line's leniency (case, spaces, aliases) ends here
+        raise TreeError(f"{where}: 'game': {quote(data['game'])} is not in the tree format's "
+                        f"notation: write {game.spec!r}")
     if data["guesses"] not in ("any", "consistent"):
         raise TreeError(f"{where}: 'guesses' must be 'any' or 'consistent'")
     if not isinstance(data["optimal"], bool):
@@ -366,12 +471,13 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
     game = tree.game
     defects: list[str] = []
     histogram: dict[int, int] = {}
-    # (node, secrets that reach it, depth, place)
-    stack = [(tree.root, list(range(game.n_codes)), 1, "root")]
+    # (node, secrets that reach it, depth, place, the guesses above it)
+    stack = [(tree.root, list(range(game.n_codes)), 1, "root", frozenset())]
     while stack and len(defects) < max_defects:
-        node, secrets, depth, place = stack.pop()
-        if depth > game.n_codes:
-            defects.append(f"{place}: deeper than the number of codes (a loop of useless guesses)")
+        node, secrets, depth, place, above = stack.pop()
+        if node.guess in above:  # it did not win above and gets the same feedback: no progress
+            defects.append(f"{place}: guesses {game.format_code(node.guess)} again, as a node "
+                           "above it did (a repeated guess tells nothing)")
             continue
         if tree.guesses == "consistent" and node.guess not in secrets:
             defects.append(
@@ -393,7 +499,7 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
                     f"{game.format_code(part[0])} give this feedback"
                 )
                 continue
-            stack.append((child, part, depth + 1, label))
+            stack.append((child, part, depth + 1, label, above | {node.guess}))
         for fid in node.next:
             if fid not in parts:
                 defects.append(
@@ -445,10 +551,15 @@ def _stats_defects(tree: Tree, result: Replay) -> list[str]:
 
 def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     """Claims that the tree itself refutes. The objective's first component is what
-    ``lower_bound`` bounds: no tree can beat a true lower bound, this one included."""
+    ``lower_bound`` bounds: no tree can beat a true lower bound, this one included. Only an
+    exact objective has an optimum to claim: a greedy strategy's tree proves nothing."""
     defects = []
     objective = exact_objective(tree.objective)
     lower = tree.lower_bound
+    if objective is None and tree.optimal:
+        defects.append(f"\"optimal\": true, but {printable(repr(tree.objective))[:60]} is not an "
+                       "exact objective (height, total, their pairs, total@K, height,deepest, "
+                       "deepest@K): a greedy strategy is not a search and proves no optimum")
     if lower is not None:
         if tree.optimal:
             defects.append("lower_bound: stated together with \"optimal\": true (a lower bound "
@@ -463,7 +574,121 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     if objective is not None and objective.depth is not None and result.height > objective.depth:
         defects.append(f"objective: {objective.name} allows height {objective.depth}, but the "
                        f"tree's height is {result.height}")
+    return defects + _meta_bound_defects(tree, result) + _provenance_defects(tree)
+
+
+# Bounds the searches write into ``meta`` (objectives.Search; shown by objective.bound_note): a
+# lower bound, or the proven value, of the objective's second component among the trees whose
+# first component is the proven one.
+META_BOUNDS = {"total_lower_bound": ("total", ">="), "deepest_proven": ("deepest", "="),
+               "deepest_lower_bound": ("deepest", ">=")}
+
+
+def _meta_bound_defects(tree: Tree, result: Replay) -> list[str]:
+    """A bound in ``meta`` above this tree's own figure, where the tree is one of the trees the
+    bound speaks of: ``total_lower_bound`` of a height,total tree bounds the trees of the least
+    height (``lower_bound``, or the tree's own height when it is claimed optimal); the deepest
+    count (at depth K of deepest@K, else the least height) the trees within that depth."""
+    meta = tree.meta if isinstance(tree.meta, dict) else {}
+    defects = [f"meta.{key}: {printable(repr(meta[key]))[:40]} is not a whole number >= 0"
+               for key in META_BOUNDS if key in meta
+               and not (_is_int(meta[key]) and meta[key] >= 0)]
+    objective = exact_objective(tree.objective)
+    if objective is None or defects:
+        return defects
+    least = tree.lower_bound if tree.lower_bound is not None else (
+        result.height if tree.optimal else None)  # the proven least height, when first
+    for key, (name, op) in META_BOUNDS.items():
+        applies = objective.tie == "total" if name == "total" else name in objective.components
+        if key not in meta or not applies:
+            continue
+        if name == "total":  # height,total: the least total among trees of the least height
+            scope, own = least, result.total
+        else:  # the fewest secrets solved with exactly K guesses among trees within K
+            scope = objective.depth or least
+            own = result.histogram.get(scope, 0) if scope is not None else 0
+        if scope is None or result.height > scope or meta[key] <= own:
+            continue
+        defects.append(f"meta.{key}: {meta[key]} claims that no tree of height {scope} or less "
+                       f"has a {name} below it (\"{name} {op} {meta[key]}\"), but this tree "
+                       f"(height {result.height}) has {own}")
     return defects
+
+
+# --- provenance: what an optimality claim rests on ---------------------------------------------
+PROVEN = "proven"
+NOT_PROVEN = "not proven"
+
+
+def checkpoint_facts(tree: Tree) -> int:
+    """How many facts the tree's claims (``optimal``, ``lower_bound``, the bounds in ``meta``)
+    took unchecked from a checkpoint file: ``meta.checkpoint_facts``, written by every exact
+    build given a checkpoint. Trees written before that record existed count the first-guess
+    classes their searches took (``classes_from_checkpoint`` of ``meta.*_search``, or of
+    ``meta`` itself for ``moo prove -o``); the larger of the two counts is taken."""
+    meta = tree.meta if isinstance(tree.meta, dict) else {}
+    record = meta.get("checkpoint_facts")
+    record = record if _is_int(record) and record >= 0 else 0
+    return max(record, _searches_took(meta))
+
+
+def _searches_took(meta: dict) -> int:
+    """First-guess classes the searches recorded in ``meta`` say they took from a checkpoint."""
+    counts = [meta.get("classes_from_checkpoint")] + [
+        value.get("classes_from_checkpoint") for value in meta.values() if isinstance(value, dict)]
+    return sum(count for count in counts if _is_int(count) and count > 0)
+
+
+def _provenance_defects(tree: Tree) -> list[str]:
+    """A provenance record that is malformed, or counts fewer facts than the searches recorded
+    beside it say they took."""
+    meta = tree.meta if isinstance(tree.meta, dict) else {}
+    if "checkpoint_facts" not in meta:
+        return []
+    record = meta["checkpoint_facts"]
+    if not (_is_int(record) and record >= 0):
+        return [f"meta.checkpoint_facts: {printable(repr(record))[:40]} is not a whole number "
+                ">= 0"]
+    took = _searches_took(meta)
+    if record < took:
+        return [f"meta.checkpoint_facts: {record}, but the searches recorded in meta took {took} "
+                "first-guess classes from a checkpoint"]
+    return []
+
+
+def proof(tree: Tree, result: Replay | None = None) -> str:
+    """What the tree's optimality claim is: ``"proven"``, ``"proven, resting on N checkpoint
+    facts"`` (facts of an earlier run taken unchecked: the proof holds if they do), or ``"not
+    proven"`` (no claim, or a claim ``verify`` finds defective). ``result``: the tree's
+    ``replay`` or ``verify`` (a replay is made when not given)."""
+    if not tree.optimal:
+        return NOT_PROVEN
+    result = result if result is not None else replay(tree)
+    if result.defects or _stats_defects(tree, result) or _claim_defects(tree, result):
+        return NOT_PROVEN
+    return resting(PROVEN, checkpoint_facts(tree))
+
+
+def resting(claim: str, facts: int) -> str:
+    """``claim`` with what it rests on: ``proven, resting on 3 checkpoint facts``."""
+    if not facts:
+        return claim
+    return f"{claim}, resting on {facts} checkpoint fact{'s' if facts != 1 else ''}"
+
+
+def provenance_note(tree: Tree, name_only: bool = False) -> str:
+    """Where the facts of ``checkpoint_facts`` come from and how to check them, for people
+    (empty when there are none): the file as ``meta.checkpoint`` records it (``name_only``: its
+    name without the folders, for a page read elsewhere)."""
+    if not checkpoint_facts(tree):
+        return ""
+    meta = tree.meta if isinstance(tree.meta, dict) else {}
+    where = meta.get("checkpoint")
+    if name_only and isinstance(where, str):
+        where = where.replace("\\", "/").rsplit("/", 1)[-1]
+    source = f"taken from {printable(where)[:200]}" if isinstance(where, str) and where else (
+        "taken from a checkpoint file")
+    return f"{source}, not re-checked: `moo checkpoint verify` re-proves them"
 
 
 def tree_filename(spec: str, objective: str, guesses: str) -> str:

@@ -11,6 +11,13 @@ from optimizer.games import parse_game
 from optimizer.tree import Node, Tree, write_tree
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here rather than in pyproject.toml, whose change would reinstall the venv.
+    config.addinivalue_line(
+        "markers", "kernels: exercises the numba kernels heavily; make test runs these again "
+        "with numba's bounds checking (NUMBA_BOUNDSCHECK=1)")
+
+
 def _first_consistent(spec: str) -> Tree:
     from optimizer.search.build import build_tree
 

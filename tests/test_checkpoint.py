@@ -120,7 +120,7 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
                   "--checkpoint", str(path), "--quiet", "--workers", "1", "-o", str(out)])
     text = capsys.readouterr().out
     assert "exhaustive search found" not in text
-    assert "listed as refuted in" in text and "PROVEN, taking" in text
+    assert "listed as refuted in" in text and "PROVEN, resting on" in text
     assert status == 0 and read_tree(out).meta["classes_from_checkpoint"] > 0
 
 

@@ -14,6 +14,8 @@ from optimizer.search.reference import plain_cost, plain_values
 from optimizer.search.solver import Solver
 from optimizer.tree import replay
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 GAMES = [("mastermind:2x4", "any"), ("mastermind:3x3", "any"), ("mastermind:3x3", "consistent"),
          ("bulls-cows:3x5", "consistent"), ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"),
          ("battleship:2x4x2", "consistent"), ("mastermind:3x4", "consistent")]

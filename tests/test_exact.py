@@ -10,6 +10,8 @@ from optimizer.search.reference import plain_optimum, plain_values
 from optimizer.search.solver import Solver
 from optimizer.tree import Tree, replay
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 SMALL = [
     ("mastermind:2x3", "any"), ("mastermind:2x3", "consistent"),
     ("mastermind:2x4", "any"), ("mastermind:2x4", "consistent"),

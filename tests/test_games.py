@@ -12,6 +12,8 @@ import pytest
 from optimizer.games import GameError, parse_game
 from optimizer.games.reply import read_reply
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 # --- an independent statement of the rules ----------------------------------------------------
 
 

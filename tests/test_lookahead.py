@@ -10,6 +10,8 @@ from optimizer.kernels import bundles as B
 from optimizer.search.reference import plain_cost
 from optimizer.search.solver import Solver
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 GAMES = [("mastermind:3x3", "any"), ("mastermind:3x4", "consistent"), ("bulls-cows:3x5", "any"),
          ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "any")]
 

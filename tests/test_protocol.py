@@ -122,8 +122,8 @@ def test_without_a_tree_guesses_fit_every_answer():
 
 
 def test_readme_exchange_is_what_the_program_writes():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Play protocol", 1)[1]
+    readme = (ROOT / "docs" / "commands.md").read_text()
+    section = readme.split("## Play protocol", 1)[1]
     block = re.search(r"```\n(.*?)```", section, re.S).group(1).splitlines()
     lines = [line[2:] for line in block if line.startswith("> ")]
     expected = [json.loads(line) for line in block if not line.startswith("> ")]

@@ -13,6 +13,8 @@ from optimizer.search.solver import Solver
 from optimizer.search.strategies import STRATEGIES, grow_tree
 from optimizer.tree import Tree, replay
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 GAMES = [("mastermind:3x4", "any"), ("mastermind:3x4", "consistent"), ("bulls-cows:3x5", "any"),
          ("moo:3,4,5", "any"), ("battleship:2x4x2", "any")]
 

@@ -18,6 +18,8 @@ from optimizer.search.build import build_tree
 from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES, grow_tree
 from optimizer.tree import Tree, replay, write_tree
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 SMALL_GAMES = ("mastermind:3x3", "bulls-cows:3x5", "moo:3,4,5", "battleship:2x4x2")
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

@@ -10,6 +10,8 @@ import pytest
 from optimizer.games import parse_game
 from optimizer.search.solver import Solver
 
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
 GAMES = ["mastermind:3x4", "mastermind:2x5", "bulls-cows:3x5", "bulls-cows:3x6", "moo:3,4,5",
          "moo:4,4,6", "mastermind:3x3"]
 

@@ -24,17 +24,28 @@ DEFAULT_GAMES = (
     "mastermind:4x10",
 )
 
+# What a family name alone means.
+DEFAULT_PARAMETERS = {"bulls-cows": "4x10", "mastermind": "4x6", "moo": "10,11,12",
+                      "battleship": "4x8x3"}
+
 
 @lru_cache(maxsize=4)  # games keep their feedback matrix: up to 100 MB each
 def parse_game(spec: str) -> Game:
-    """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``."""
+    """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``.
+    Read leniently (case, surrounding spaces, leading zeros): ``Game.spec`` is the canonical
+    form, the one tree files must hold. A colon with nothing after it is refused, not read as
+    the defaults (``moo:`` is more likely a value lost from a script than a wish for them)."""
     text = ALIASES.get(spec.strip().lower(), spec.strip().lower())
-    family, _, args = text.partition(":")
-    args = args or None
+    family, colon, args = text.partition(":")
+    if colon and not args and family in DEFAULT_PARAMETERS:
+        raise GameError(f"{quote(spec)}: nothing after the colon: give the parameters, e.g. "
+                        f"{family}:{DEFAULT_PARAMETERS[family]}, or leave out the colon for "
+                        "these defaults")
+    args = args or DEFAULT_PARAMETERS.get(family)
     if family in ("bulls-cows", "mastermind", "moo"):
         return parse_digit_spec(family, args)
     if family == "battleship":
-        match = re.fullmatch(r"([0-9]{1,6})x([0-9]{1,6})x([0-9]{1,6})", args or "4x8x3")
+        match = re.fullmatch(r"([0-9]{1,6})x([0-9]{1,6})x([0-9]{1,6})", args)
         if not match:
             raise GameError(f"{quote(spec)}: expected battleship:RxCxK, e.g. battleship:4x8x3")
         return Battleship(*(int(g) for g in match.groups()))

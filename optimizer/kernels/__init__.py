@@ -4,7 +4,14 @@ Compiled kernels are cached (``cache=True``) in a folder named after a hash of e
 source file. numba checks only the timestamp of the file defining a function, while a kernel's
 machine code includes the kernels it calls from other files: after a change to
 ``partition.py`` alone, ``total.py``'s cached search would still run the old scoring. A folder
-per source version never mixes them. A ``NUMBA_CACHE_DIR`` set by the user is left alone.
+per source version never mixes them.
+
+The folder's name also says whether numba checks array bounds (``NUMBA_BOUNDSCHECK=1``, which
+``make test`` sets for the kernel tests): numba's cache index ignores that setting, so a kernel
+cached without checks would be loaded as it is by a checked run, and an index past an array's
+end would corrupt memory instead of raising IndexError. Each setting keeps its own persistent
+folder (compiling every kernel costs minutes). A ``NUMBA_CACHE_DIR`` set by the user is kept
+for unchecked kernels; checked ones go to its ``boundscheck`` subfolder.
 """
 
 import hashlib
@@ -14,15 +21,21 @@ from pathlib import Path
 import numba
 
 
-def cache_folder(kernels: Path | None = None) -> Path:
+def cache_folder(kernels: Path | None = None, boundscheck: bool | None = None) -> Path:
     """The numba cache folder of this version of the kernels (the sources in ``kernels``, this
-    folder when not given)."""
+    folder when not given), compiled with bounds checks or without (``boundscheck``; numba's
+    setting, ``NUMBA_BOUNDSCHECK``, when not given)."""
     here = kernels or Path(__file__).resolve().parent
+    if boundscheck is None:
+        boundscheck = bool(numba.config.BOUNDSCHECK)
     digest = hashlib.sha256()
     for source in sorted(here.glob("*.py")):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return here / "__pycache__" / f"numba-{digest.hexdigest()[:16]}"
+    checked = "-boundscheck" if boundscheck else ""
+    return here / "__pycache__" / f"numba-{digest.hexdigest()[:16]}{checked}"
 
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = str(cache_folder())
+elif numba.config.BOUNDSCHECK:
+    numba.config.CACHE_DIR = os.path.join(os.environ["NUMBA_CACHE_DIR"], "boundscheck")

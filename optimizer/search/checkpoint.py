@@ -17,12 +17,21 @@ about the trees that open with one guess (one per root symmetry class):
 - ``deepest`` and ``deep``: the same for the other least costs (kernels.bundles.COSTS):
   2^22 x (secrets solved with DEPTH guesses) + total, and that count alone.
 
-The file is rewritten atomically after every settled class. Version 1 files (height refutations
-only, ``moo-height-checkpoint``) are read as well.
+The file is rewritten atomically after every settled class. Several runs may share one file:
+each write holds a lock (a hidden ``.NAME.lock`` next to the file, removed after), re-reads the
+file when another run has written it since, and merges that run's new facts with its own, so no
+run erases another's facts. A write that fails (a full disk, a folder made read-only) is said
+in one line; the run goes on with its facts in memory and still writes its tree. Version 1 files
+(height refutations only, ``moo-height-checkpoint``) are read as well.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +39,17 @@ import orjson
 
 from ..games import Game, GameError
 from ..objective import cost_value
-from ..tree import Node, Tree, TreeError, _node_from_json, _node_to_json, replay, write_atomic
+from ..tree import (
+    Node,
+    Tree,
+    TreeError,
+    _node_from_json,
+    _node_to_json,
+    printable,
+    read_file,
+    replay,
+    write_atomic,
+)
 
 FORMAT = "moo-checkpoint"
 VERSION = 2
@@ -69,8 +88,17 @@ class Checkpoint:
         self.game, self.guesses = game, guesses
         self.refuted: dict[int, dict] = {}  # guess -> {"height", "nodes", "seconds"}
         self.totals: dict[tuple[str, int], TotalFacts] = {}  # (cost, depth) -> facts
+        # The file as this object last read or wrote it: its identity (another run's write
+        # changes it) and its facts (what that run changed is told from them).
+        self._seen: tuple | None = None
+        self._base: dict = {}
+        self.unsaved: str | None = None  # why the last write of the file failed (None: it did not)
+        self._said: set[str] = set()
+        self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         if load and self.path is not None and self.path.exists():
+            self._seen = _identity(self.path)  # before reading: a later change is not missed
             self._load(self.path)
+            self._base = self._facts()
 
     @classmethod
     def read(cls, path: str | Path) -> Checkpoint:
@@ -200,7 +228,7 @@ class Checkpoint:
             return
         self.refuted[guess] = {"height": height, "nodes": int(nodes),
                                "seconds": round(seconds, 2)}
-        self.save()
+        self._keep()
 
     def count_refuted(self, height: int) -> int:
         return sum(1 for entry in self.refuted.values() if entry["height"] >= height)
@@ -229,16 +257,39 @@ class Checkpoint:
     def record_total(self, cost: str, guess: int, depth: int, value: int, exact: bool,
                      lookahead: int = 0) -> None:
         """``lookahead``: the bound is the class's lookahead bound that many levels deep
-        (`moo checkpoint verify` then re-proves it that way)."""
+        (`moo checkpoint verify` then re-proves it that way). A fact of the file that this
+        result contradicts is corrected, and said (``corrections``)."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.classes.get(guess)
-        if old is not None and not exact and (
+        false = old is not None and (old.get("exact", value) != value if exact
+                                     else old.get("exact", value) < value)
+        if exact and old is not None and old.get("at_least", value) > value:
+            false = True
+        code = self.game.format_code(guess)
+        if false:
+            claimed = (f"exactly {old['exact']}" if "exact" in old
+                       else f"at least {old['at_least']}")
+            self._correct(f"{code} within {depth}: least {cost} {claimed}",
+                          f"{'exactly' if exact else 'at least'} {value}")
+        if exact and self.refuted_height(guess) >= depth:  # a tree within depth opens with it
+            self._correct(f"{code} refuted within {self.refuted_height(guess)} guesses",
+                          f"a tree of height {depth} or less opening with it")
+            del self.refuted[guess]
+        if old is not None and not exact and not false and (
                 "exact" in old or (old["at_least"], old.get("lookahead", 0)) >= (value, lookahead)):
             return
         facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
         if lookahead and not exact:
             facts.classes[guess]["lookahead"] = int(lookahead)
-        self.save()
+        self._keep()
+
+    def _correct(self, fact: str, found: str) -> None:
+        """A fact read from the file (or recorded by another run) that this run found false:
+        said in one line naming the file and the fact, and kept in ``corrections``; the caller
+        writes the fact this run proved in its place."""
+        text = f"the fact '{fact}' is false: this run found {found}; corrected in the file"
+        self.corrections.append(text)
+        self._warn(text)
 
     def better_incumbent(self, cost: str, depth: int, upper: int | None, root: Node | None):
         """(value, root) of the best of a caller's tree and the file's trees within ``depth``
@@ -254,7 +305,7 @@ class Checkpoint:
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         if facts.incumbent is None or value < facts.incumbent[0]:
             facts.incumbent = (int(value), root)
-            self.save()
+            self._keep()
 
     # --- merging -------------------------------------------------------------------------------
     def merge(self, other: Checkpoint) -> None:
@@ -333,14 +384,175 @@ class Checkpoint:
         return data
 
     def save(self, path: str | Path | None = None) -> None:
-        target = Path(path) if path is not None else self.path
-        if target is not None:
-            write_atomic(target, orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2))
+        """Write the facts. To this checkpoint's own file (``path`` None): under the file's
+        lock, after merging what other runs wrote there since this object last read or wrote
+        it. To another file (``moo checkpoint merge -o``): these facts alone."""
+        if path is not None:
+            with _locked(Path(path)):
+                write_atomic(Path(path), self._payload())
+            return
+        if self.path is None:
+            return
+        with _locked(self.path):
+            self._take_theirs()
+            write_atomic(self.path, self._payload())
+            self._seen = _identity(self.path)
+            self._base = self._facts()
+
+    def _payload(self) -> bytes:
+        return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2)
+
+    def _keep(self) -> None:
+        """Save a new fact during a search. A failure must not end the search (its tree is
+        worth more than the file): it is said once, and each later fact tries again with
+        everything known."""
+        try:
+            self.save()
+        except (OSError, ValueError) as exc:  # CheckpointError, OutputError are ValueErrors
+            reason = (f"{exc.strerror}" if isinstance(exc, OSError) and exc.strerror
+                      else str(exc))
+            if self.unsaved is None:
+                self._warn(f"cannot write the checkpoint ({reason}); the run goes on with its "
+                           "facts in memory, writes its tree, and tries again at each new fact")
+            self.unsaved = reason
+        else:
+            if self.unsaved is not None:
+                self._warn("the checkpoint is written again, with every fact of this run")
+            self.unsaved = None
+
+    def _warn(self, text: str) -> None:
+        line = f"moo: warning: {printable(self.path)}: {text}"
+        if line not in self._said:
+            self._said.add(line)
+            print(line, file=sys.stderr, flush=True)
+
+    # --- sharing one file between runs ---------------------------------------------------------
+    def _facts(self) -> dict:
+        """Every fact under one key: ("height", guess) -> entry, (cost, depth, guess) -> entry,
+        (cost, depth, None) -> the incumbent."""
+        facts: dict = {("height", g): e for g, e in self.refuted.items()}
+        for (cost, depth), known in self.totals.items():
+            facts.update({(cost, depth, g): e for g, e in known.classes.items()})
+            if known.incumbent is not None:
+                facts[(cost, depth, None)] = known.incumbent
+        return facts
+
+    def _set_facts(self, facts: dict) -> None:
+        self.refuted.clear()
+        self.totals.clear()
+        for key, value in facts.items():
+            if key[0] == "height":
+                self.refuted[key[1]] = value
+                continue
+            known = self.totals.setdefault(key[:2], TotalFacts())
+            if key[2] is None:
+                known.incumbent = value
+            else:
+                known.classes[key[2]] = value
+
+    def _take_theirs(self) -> None:
+        """Merge what other runs wrote to the file since this object last read or wrote it
+        (the caller holds the lock). A three-way merge against that last state: a fact only
+        they changed (or removed, as a run does with a fact it found false) is theirs, one
+        only this run changed is this run's, one both changed is the stronger of two proven
+        facts (a contradiction between them, which only a false fact causes, becomes the
+        weaker claim that holds if either does, and is said). A file removed since is no
+        retraction: this run's facts are written again, all of them."""
+        if self.path is None or _identity(self.path) in (None, self._seen):
+            return
+        theirs = Checkpoint(self.path, self.game, self.guesses)._facts()
+        mine, base = self._facts(), self._base
+        merged = {}
+        for key in mine.keys() | theirs.keys():
+            m, b, d = mine.get(key), base.get(key), theirs.get(key)
+            if _same(d, b):
+                value = m  # they did not change it: this run's (None: this run removed it)
+            elif _same(m, b):
+                value = d  # only they changed it (None: they removed it)
+            elif m is None or d is None:
+                value = d if m is None else m  # one removed, the other changed: the change
+            else:
+                value = self._stronger(key, m, d)
+            if value is not None:
+                merged[key] = value
+        self._set_facts(merged)
+        try:
+            self.check()
+        except CheckpointError as exc:
+            self._warn(f"{exc} (after merging another run's facts; `moo checkpoint verify` "
+                       "finds the false one)")
+
+    def _stronger(self, key: tuple, mine, theirs):
+        """The stronger of two runs' facts under one key; a contradiction between two class
+        facts (exact 206 and exact 208, exact 206 and at least 207) becomes 'at least' the
+        smaller value, which holds if either fact does."""
+        if key[0] == "height":
+            return theirs if theirs["height"] > mine["height"] else mine
+        if key[2] is None:
+            return theirs if theirs[0] < mine[0] else mine
+        try:
+            return self._union(key[2], key[:2], mine, theirs)
+        except CheckpointError as exc:
+            low = min((mine, theirs), key=lambda e: e.get("exact", e.get("at_least")))
+            value = low.get("exact", low.get("at_least"))
+            self._warn(f"another run's fact contradicts this run's: {exc}; kept 'at least "
+                       f"{value}', which holds if either does (`moo checkpoint verify` finds "
+                       "the false one)")
+            return {"at_least": value, **({"lookahead": low["lookahead"]}
+                                          if "lookahead" in low else {})}
+
+
+def _same(a, b) -> bool:
+    """One fact, as far as merging is concerned (incumbents: the same value; None: none)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return a[0] == b[0]
+    return a == b
+
+
+def _identity(path: Path) -> tuple | None:
+    """What tells one version of the file from another (each write is a new file, renamed)."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
+    write replaces (links followed). Its holder removes it on release; a waiter that then holds
+    the lock of a removed file tries again with the current one."""
+    target = Path(os.path.realpath(path))
+    lock = target.parent / f".{target.name}.lock"
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                current = os.stat(lock)
+            except FileNotFoundError:
+                current = None
+        except BaseException:
+            os.close(fd)
+            raise
+        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev,
+                                                                         held.st_ino):
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(lock)
+        finally:
+            os.close(fd)
 
 
 def _read_json(path: Path) -> dict:
     try:
-        raw = path.read_bytes()
+        raw = read_file(path)
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:

@@ -50,16 +50,24 @@ class HeightSearch(RootSearch):
             best = n + 1
         out = Outcome(0, None, False, lower)
         bar = tqdm(desc="height", disable=not self.progress, unit="class")
+        refuted: dict[int, tuple[int, int]] = {}  # depth -> (classes taken, searched) there
+
+        def height_at(depth: int) -> Node | None:
+            root = self._height_at(classes, depth, bar, out)
+            if root is None:
+                refuted[depth] = out.taken, out.searched
+            return root
+
         try:
             if lower < best:  # bottom first: usually a quick refutation
-                root = self._height_at(classes, lower, bar, out)
+                root = height_at(lower)
                 if root is not None:
                     best, best_root = lower, root
                 else:
                     lower += 1
             depth = best - 1
             while depth >= lower:
-                root = self._height_at(classes, depth, bar, out)
+                root = height_at(depth)
                 if root is None:
                     lower = depth + 1
                     break
@@ -72,6 +80,10 @@ class HeightSearch(RootSearch):
             bar.close()
         out.seconds = time.monotonic() - start
         out.lower_bound = lower
+        # The lower bound (and so any optimality claim) rests on the refutation of lower - 1
+        # alone: what it searched and took from the checkpoint, not the last depth tried (a
+        # feasible one when the bottom was refuted first), is what the outcome reports.
+        out.taken, out.searched = refuted.get(lower - 1, (0, 0))
         if best_root is None:
             out.notes = out.notes or ["no tree was found"]
             return out

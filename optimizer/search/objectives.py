@@ -13,7 +13,7 @@ from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
 from ..tree import Node, Tree, height_and_total, replay
 from .checkpoint import Checkpoint
-from .engine import open_engine
+from .engine import engine_plan, open_engine
 from .height import HeightSearch
 from .rollout import improve
 from .root import STOPPED_EARLY, Outcome
@@ -84,6 +84,7 @@ class Search:
             raise ValueError("--lookahead must be 0 or more levels")
         if improve < 0:
             raise ValueError("--improve must be 0 or more seconds")
+        engine_plan(game, workers, scheduler)  # EngineError before any work
         self.game, self.guesses, self.lookahead = game, guesses, lookahead
         self.improve = improve
         self.deadline, self.progress = deadline, progress
@@ -91,8 +92,12 @@ class Search:
         if self.checkpoint is not None:
             self.checkpoint.check()
         self.solver = solver or Solver(game, guesses)
-        self.engine = open_engine(self.solver, workers, scheduler)
+        self.engine = open_engine(self.solver, workers, scheduler, deadline)
         self._ready: set[str] = set()
+        # Facts taken from the checkpoint without checking them, summed over every search of
+        # this run (a first-guess class refuted at a height, or its least cost bounded or
+        # settled): what the claims of the trees it writes rest on besides its own search.
+        self.facts_taken = 0
 
     def __enter__(self) -> Search:
         return self
@@ -117,7 +122,9 @@ class Search:
 
     def min_height(self, incumbent=(None, None)) -> Outcome:
         self.ready(("height",))
-        return HeightSearch(self.solver, self.engine, **self._args()).min_height(incumbent)
+        out = HeightSearch(self.solver, self.engine, **self._args()).min_height(incumbent)
+        self.facts_taken += out.taken
+        return out
 
     def min_total(self, depth: int, upper: int | None = None, incumbent: Node | None = None,
                   cost: str = "total") -> Outcome:
@@ -134,7 +141,9 @@ class Search:
             s = self.solver
             bound = int(s.bounds.LB[s.branches, self.game.n_codes, min(depth, DCAP)])
             upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.progress)
-        return self._total_search(cost).min_total(depth, upper, incumbent)
+        out = self._total_search(cost).min_total(depth, upper, incumbent)
+        self.facts_taken += out.taken
+        return out
 
     def _total_search(self, cost: str = "total") -> TotalSearch:
         search = TotalSearch(self.solver, self.engine, **self._args())
@@ -170,6 +179,7 @@ class Search:
         meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
         if self.checkpoint is not None:
             meta["checkpoint"] = str(self.checkpoint.path)
+        taken_before = self.facts_taken
         depth = obj.depth or self.game.n_codes
         best = [self._first_consistent(obj, depth)]  # what to write if stopped before better
         try:
@@ -187,6 +197,8 @@ class Search:
             raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
         if out.stopped:
             meta["stopped"] = True
+        if self.checkpoint is not None:  # the tree's provenance (tree.checkpoint_facts)
+            meta["checkpoint_facts"] = self.facts_taken - taken_before
         return self._tree(obj, out, meta)
 
     def _height_first(self, obj: Objective, meta: dict, best: list) -> Outcome:

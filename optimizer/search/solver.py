@@ -198,11 +198,13 @@ class Solver:
     def warm_up(self, kernels: tuple[str, ...] = KERNELS) -> None:
         """Compile (or load from numba's cache) the kernels of these searches (KERNELS), on a set
         the game cannot reach: every rule off (symmetry would not hold for it) and the tables
-        left untouched. Only those a command needs: on an empty cache each costs seconds."""
+        left untouched. Only those a command needs: on an empty cache each costs seconds. The
+        set is the game's own first codes, never an index past its matrix (the kernels do not
+        check bounds)."""
         saved = self.run
         self.run = saved._replace(opts=0)
         try:
-            small = self.all_codes[:3]
+            small = self.all_codes[:3]  # fewer in a game of fewer codes
             self.representatives(small, [])  # every search keeps one guess per orbit
             if "height" in kernels:
                 self.feasible(small, 2)
@@ -211,7 +213,8 @@ class Solver:
             if "total" in kernels:
                 self.min_total(small, 3)
                 self.min_total(small, 3, only=[0])
-                self.rank_total(small, 3)
+                if len(small) > 2:  # rank_total scores nodes of more than two candidates only
+                    self.rank_total(small, 3)
             if "lookahead" in kernels:
                 self.lookahead(small, 3, 2)
         finally:
