@@ -54,6 +54,19 @@ JOBS = [
     ("bulls-cows:4x10", "height,deepest", "any", 1800),
     ("bulls-cows:4x10", "height,deepest", "consistent", 900),
     ("battleship:4x8x3", "height,deepest", "any", 600),
+    # More exact least totals (the results in docs/results.md), each a whole tree anyone can
+    # replay: hard mode of the default games, larger Mastermind boards, other Bulls and Cows.
+    ("mastermind:4x6", "total", "consistent", 600),
+    ("bulls-cows:4x10", "total", "consistent", 600),
+    ("moo:9,10,11", "total", "any", 600),
+    ("mastermind:4x7", "total", "any", 1800),
+    ("mastermind:4x7", "total", "consistent", 600),
+    ("mastermind:4x8", "total", "any", 1800),
+    ("mastermind:4x8", "total", "consistent", 600),
+    ("mastermind:4x9", "total", "any", 3600),
+    ("bulls-cows:4x9", "total", "any", 600),
+    ("bulls-cows:4x9", "total", "consistent", 600),
+    ("bulls-cows:5x8", "total", "any", 3600),
 ]
 
 PAGES = "pages"  # under the trees folder: one HTML page per tree, and index.html
