@@ -70,7 +70,7 @@ def show(args) -> int:
 
 
 def _shown(cost: str, value: int) -> str:
-    from .kernels.bundles import LAST_FIRST
+    from .objective import LAST_FIRST
 
     if cost == "deepest":
         deep, total = divmod(value, LAST_FIRST)

@@ -69,7 +69,8 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
                         help="stop after this long, counted from the command's start, with "
                              "what is known (exit status 3)")
     parser.add_argument("--workers", type=workers, default=None, metavar="N",
-                        help="worker processes on this machine (default: one per core, or "
-                             "this process alone for games under 2000 codes)")
+                        help="worker processes on this machine, a local Dask cluster "
+                             "(default: threads of this process, one per core when the "
+                             "first guess leaves parts of 800 codes or more, else one)")
     parser.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                         help="run on this Dask cluster instead (default: $MOO_SCHEDULER)")

@@ -60,8 +60,8 @@ class Row:
 class Comparison:
     game: Game
     rows: list[Row]
-    matrix_seconds: float
-    compile_seconds: float
+    matrix_seconds: float | None  # None: no strategy built (stored trees only)
+    compile_seconds: float | None
     problems: list[str]  # stored files that could not be read, made printable
 
 
@@ -165,13 +165,17 @@ def warm_up(game: Game) -> float:
 
 
 def compare(game: Game, trees_dir: str | Path | None = "trees", guesses: str = "both",
-            seed: int = 0, progress: bool = True) -> Comparison:
-    """All rows for ``game``, best total first (then height, then name)."""
-    start = time.perf_counter()
-    game.answer_matrices()
-    matrix_seconds = time.perf_counter() - start
-    compile_seconds = warm_up(game)
-    rows = built_rows(game, guesses, seed, progress)
+            seed: int = 0, progress: bool = True, build: bool = True) -> Comparison:
+    """All rows for ``game``, best total first (then height, then name). ``build=False``: the
+    stored trees alone, replayed in plain Python (no matrix, no kernel loaded)."""
+    matrix_seconds = compile_seconds = None
+    rows = []
+    if build:
+        start = time.perf_counter()
+        game.answer_matrices()
+        matrix_seconds = time.perf_counter() - start
+        compile_seconds = warm_up(game)
+        rows = built_rows(game, guesses, seed, progress)
     problems: list[str] = []
     if trees_dir is not None and Path(trees_dir).is_dir():
         stored, problems = stored_rows(game, trees_dir)
@@ -223,6 +227,8 @@ def gaps(rows: list[Row]) -> list[str]:
 def summary(result: Comparison) -> str:
     """The lines above the table: size of the game and the one-off costs."""
     game = result.game
+    if result.matrix_seconds is None:
+        return f"{game.spec}: {game.n_codes} secrets; stored trees only"
     return (
         f"{game.spec}: {game.n_codes} secrets; feedback matrix {result.matrix_seconds:.2f} s; "
         f"greedy kernel compiled or loaded from cache in {result.compile_seconds:.2f} s "
@@ -285,6 +291,8 @@ def configure(parser) -> None:
                         help="guess mode(s) of the heuristics (default both)")
     parser.add_argument("--seed", type=int, default=0, help="seed of random-consistent")
     parser.add_argument("--plot", metavar="FILE.png", help="draw the distributions (matplotlib)")
+    parser.add_argument("--stored", action="store_true",
+                        help="the stored trees only: no strategy is built (instant)")
 
 
 def run(args) -> int:
@@ -296,7 +304,7 @@ def run(args) -> int:
             raise ValueError(
                 "--plot needs matplotlib, an optional extra: pip install '.[plot]'"
             ) from None
-    result = compare(game, args.trees, args.guesses, args.seed)
+    result = compare(game, args.trees, args.guesses, args.seed, build=not args.stored)
     print(summary(result))
     print()
     print(table(result.rows))

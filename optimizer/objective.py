@@ -71,11 +71,17 @@ class Objective:
         return tuple(self.figure(part, figures) for part in self.components)
 
 
-def cost_value(cost: str, depth: int, figures: Figures) -> int:
-    """What a least-cost search (``kernels.bundles.COSTS``) counts for a replayed tree whose
-    depth limit is ``depth``."""
-    from .kernels.bundles import COSTS  # numpy only
+# What each least-cost search minimises: guess_cost x (guesses summed over the secrets) +
+# last_cost x (secrets solved at the last level allowed). Here, not in kernels.bundles (which
+# imports them): importing the kernels package loads numba, which the commands that only read
+# trees must not.
+LAST_FIRST = 1 << 22  # above any total of any game: the deepest count comes first
+COSTS = {"total": (1, 0), "deepest": (1, LAST_FIRST), "deep": (0, 1)}
 
+
+def cost_value(cost: str, depth: int, figures: Figures) -> int:
+    """What a least-cost search (``COSTS``) counts for a replayed tree whose depth limit is
+    ``depth``."""
     guess_cost, last_cost = COSTS[cost]
     return guess_cost * figures.total + last_cost * figures.histogram.get(depth, 0)
 

@@ -65,10 +65,14 @@ class Tree:
     lower_bound: int | None = None
     meta: dict = field(default_factory=dict)
     stats: dict | None = None  # as stored in a file; ``replay`` gives the true figures
+    # This tree's own replay, kept by the search that built and checked it (Search._tree):
+    # writing it takes the figures from there instead of replaying the tree a second time.
+    replayed: Replay | None = field(default=None, repr=False, compare=False)
 
     # --- JSON ----------------------------------------------------------------------------
     def to_json(self) -> dict:
-        stats = replay(self).as_json()
+        done = self.replayed
+        stats = (done if done is not None and not done.defects else replay(self)).as_json()
         data = {
             "format": FORMAT,
             "version": VERSION,

@@ -20,7 +20,6 @@ def moo(*args: str) -> int:
 def main() -> int:
     start = time.monotonic()
     print("moo main job: the optimal worst case of Bulls and Cows (4 distinct digits of 10)")
-    print("(the first run compiles the numba kernels; later runs load them from the cache)")
     TREE.parent.mkdir(exist_ok=True)  # moo writes only into folders that exist
     status = moo("prove", "bulls-cows", "--height", "7", "-o", str(TREE))
     status = status or moo("verify", str(TREE))

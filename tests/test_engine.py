@@ -78,7 +78,7 @@ def split_everything(monkeypatch):
 
 
 def test_small_games_stay_in_this_process():
-    """No cluster is started for a game under SMALL_GAME codes unless workers are asked for."""
+    """No cluster is started unless workers are asked for (tests/test_engine_policy.py)."""
     solver = Solver(parse_game("mastermind:4x6"), "any", table_bits=10)
     engine = open_engine(solver)
     assert isinstance(engine, InProcess)

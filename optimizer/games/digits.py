@@ -81,6 +81,9 @@ class DigitGame(Game):
             common += n if n < m else m
         return bulls * self.base + (common - bulls)
 
+    def feedback_rows(self, guesses: np.ndarray) -> np.ndarray:
+        return feedback_block(self.codes[guesses], self.codes, self.n_symbols, self.base)
+
     def _build_matrix(self) -> np.ndarray:
         if self.n_codes <= SMALL_MATRIX:
             return small_feedback_matrix(self.codes, self.n_symbols, self.base)
@@ -122,18 +125,30 @@ SMALL_MATRIX = 3000
 
 
 def small_feedback_matrix(codes: np.ndarray, n_symbols: int, base: int) -> np.ndarray:
-    """F[guess, secret] = bulls * base + cows by whole-array operations: bulls are equal
+    """F[guess, secret] = bulls * base + cows by whole-array operations (feedback_block of
+    every code)."""
+    return feedback_block(codes, codes, n_symbols, base)
+
+
+def feedback_block(guesses: np.ndarray, codes: np.ndarray, n_symbols: int,
+                   base: int) -> np.ndarray:
+    """F[g, secret] for the guesses' codes ``guesses`` against ``codes``: bulls are equal
     positions, bulls + cows the common symbols counted with multiplicity (the same rule as
     kernels.feedback.digit_feedback_matrix, which tests compare it with)."""
-    n, width = codes.shape
-    counts = np.zeros((n, n_symbols), dtype=np.uint8)
-    np.add.at(counts, (np.repeat(np.arange(n), width), codes.ravel()), 1)
-    bulls = np.zeros((n, n), dtype=np.uint8)
-    for j in range(width):
-        bulls += codes[:, None, j] == codes[None, :, j]
-    common = np.zeros((n, n), dtype=np.uint8)
+    def symbol_counts(rows: np.ndarray) -> np.ndarray:
+        n, width = rows.shape
+        counts = np.zeros((n, n_symbols), dtype=np.uint8)
+        np.add.at(counts, (np.repeat(np.arange(n), width), rows.ravel()), 1)
+        return counts
+
+    mine, theirs = symbol_counts(guesses), symbol_counts(codes)
+    shape = (len(guesses), len(codes))
+    bulls = np.zeros(shape, dtype=np.uint8)
+    for j in range(codes.shape[1]):
+        bulls += guesses[:, None, j] == codes[None, :, j]
+    common = np.zeros(shape, dtype=np.uint8)
     for x in range(n_symbols):
-        common += np.minimum(counts[:, None, x], counts[None, :, x])
+        common += np.minimum(mine[:, None, x], theirs[None, :, x])
     return bulls * np.uint8(base - 1) + common
 
 

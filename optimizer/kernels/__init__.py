@@ -12,6 +12,11 @@ cached without checks would be loaded as it is by a checked run, and an index pa
 end would corrupt memory instead of raising IndexError. Each setting keeps its own persistent
 folder (compiling every kernel costs minutes). A ``NUMBA_CACHE_DIR`` set by the user is kept
 for unchecked kernels; checked ones go to its ``boundscheck`` subfolder.
+
+numba compiles a kernel once per set of argument types, and a literal argument (``0``, ``-1``)
+or a counter first set to one is a type of its own: kernels pass ``np.int64(0)`` where the same
+callee also gets int64 values, so that each callee is compiled once (``tests/test_cold_start.py``
+checks that the search kernels each have one signature).
 """
 
 import hashlib

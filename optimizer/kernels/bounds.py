@@ -60,8 +60,8 @@ def _counting_tables(n_codes, branches):
     for b in range(branches + 1):
         for d in range(1, DCAP + 1):
             levels = d if d < DCAP else n_codes + 1
-            m[b, d] = _fill(n_codes, b, 1, levels, lb[b, :, d])
-            _fill(n_codes, b, 0, levels, lbn[b, :, d])
+            m[b, d] = _fill(n_codes, b, np.int64(1), levels, lb[b, :, d])
+            _fill(n_codes, b, np.int64(0), levels, lbn[b, :, d])
         lb[b, 0, :] = 0
         lbn[b, 0, :] = 0
     return m, lb, lbn

@@ -31,10 +31,9 @@ OPT_SHARES = 512  # a refuted guess's parts raise their bounds by shares of the 
 OPT_ALL = 1023
 # The counting bounds themselves (bounds.py) are switched off by building trivial tables.
 
-# What each least-cost search minimises: guess_cost x (guesses summed over the secrets) +
-# last_cost x (secrets solved at the last level allowed); see Bounds.
-LAST_FIRST = 1 << 22  # above any total of any game: the deepest count comes first
-COSTS = {"total": (1, 0), "deepest": (1, LAST_FIRST), "deep": (0, 1)}
+# What each least-cost search minimises (see Bounds): defined where the commands that only read
+# trees find it without loading numba.
+from ..objective import COSTS, LAST_FIRST  # noqa: E402, F401
 
 # Run.stats slots
 ST_NODES = 0  # calls of feasible / min_total

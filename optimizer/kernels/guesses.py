@@ -58,7 +58,7 @@ def _stabilizer(orbits, run, row, path):
             orbits.codes, path, row, orbits.position_perms, orbits.symbol_class,
             run.stab_perms[row], run.stab_maps[row], run.used_symbols[row])
         run.memo_paths[row, 0] |= MEMO_STABILIZER
-    return (run.stab_perms[row], run.stab_maps[row], run.memo_paths[row, 1],
+    return (run.stab_perms[row], run.stab_maps[row], np.int64(run.memo_paths[row, 1]),
             run.used_symbols[row])
 
 

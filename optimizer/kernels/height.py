@@ -111,7 +111,7 @@ def separator_codes(problem, bounds, run, cands, d):
     if not _separates(problem, run, d):
         return problem.all_codes[:0], np.zeros(0, dtype=np.int64)
     codes = problem.all_codes
-    answers = score_pool(problem, run, codes, cands, bounds.LB[0], 0)[3]
+    answers = score_pool(problem, run, codes, cands, bounds.LB[0], np.int64(0))[3]
     run.stats[ST_SCORED] += codes.shape[0]
     return by_answers(codes, answers, problem.nf)
 
@@ -186,7 +186,7 @@ def feasible(problem, orbits, bounds, table, run, cands, d, bmax, path, plen, on
     sizes = np.empty(problem.nf, dtype=np.int64)
     seen_g = np.empty(ranked.shape[0], dtype=np.int64)
     seen_sig = np.empty(ranked.shape[0], dtype=np.uint64)
-    n_seen = 0
+    n_seen = np.int64(0)
     for i in range(ranked.shape[0]):
         if largest[i] > limit:
             break  # ranked by largest part: no later guess fits either
@@ -210,11 +210,11 @@ def feasible(problem, orbits, bounds, table, run, cands, d, bmax, path, plen, on
         if ok:
             run.out[0] = g
             if opts & OPT_TT:
-                store(table, h1, h2, meta, 0, d, g)
+                store(table, h1, h2, meta, np.int64(0), d, np.int64(g))
             return True
         if table.stop[0] != 0:
             return False
     run.out[0] = -1
     if tt:
-        store(table, h1, h2, meta, d + 1, INF, -1)
+        store(table, h1, h2, meta, d + 1, INF, np.int64(-1))
     return False

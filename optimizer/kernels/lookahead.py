@@ -74,14 +74,14 @@ def lookahead(problem, orbits, bounds, table, run, cands, d, k, beta, bmax, path
         one_step = lb0
     if k == 1 or one_step >= beta:
         if tt:
-            store(table, h1, h2, meta, one_step, INF, -1)
+            store(table, h1, h2, meta, one_step, INF, np.int64(-1))
         return one_step
     buf = np.empty(n, dtype=cands.dtype)
     starts = np.empty(problem.nf, dtype=np.int64)
     sizes = np.empty(problem.nf, dtype=np.int64)
     seen_g = np.empty(ranked.shape[0], dtype=np.int64)
     seen_sig = np.empty(ranked.shape[0], dtype=np.uint64)
-    n_seen = 0
+    n_seen = np.int64(0)
     own = bounds.guess_cost * n
     best = beta  # the least bound of a guess searched so far (or beta)
     for j in range(ranked.shape[0]):
@@ -126,5 +126,5 @@ def lookahead(problem, orbits, bounds, table, run, cands, d, k, beta, bmax, path
     if value < lb0:
         value = lb0
     if tt:
-        store(table, h1, h2, meta, value, INF, -1)
+        store(table, h1, h2, meta, value, INF, np.int64(-1))
     return value

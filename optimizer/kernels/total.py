@@ -242,7 +242,7 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
                 lb0 = tight
             if lb0 >= beta:
                 if tt:
-                    store(table, h1, h2, meta, lb0, INF, -1)
+                    store(table, h1, h2, meta, lb0, INF, np.int64(-1))
                 return lb0
     else:
         ranked, branching, lb_min = only, bmax, INF
@@ -254,9 +254,9 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     sizes = np.empty(problem.nf, dtype=np.int64)
     seen_g = np.empty(ranked.shape[0], dtype=np.int64)
     seen_sig = np.empty(ranked.shape[0], dtype=np.uint64)
-    n_seen = 0
+    n_seen = np.int64(0)
     best = beta
-    best_g = -1
+    best_g = np.int64(-1)
     for j in range(ranked.shape[0]):
         g = ranked[j]
         if bound[j] >= best:
@@ -351,5 +351,5 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     if lb_min < lb0:
         lb_min = lb0
     if tt:
-        store(table, h1, h2, meta, lb_min, INF, -1)
+        store(table, h1, h2, meta, lb_min, INF, np.int64(-1))
     return lb_min

@@ -1,10 +1,12 @@
 """Engines run the search's jobs (``jobs.py``): one interface, two ways.
 
-- ``InProcess``: one worker thread in this process with the caller's solver (tests, small games,
-  ``--workers 1``). The kernels release the GIL, so the main thread stays free to notice a time
-  limit or Ctrl-C and to stop the running job.
-- ``Dask``: a Dask cluster (``dask[distributed]``): by default a LocalCluster started by this
-  command, one single-threaded worker process per core, or any running cluster given by address
+- ``InProcess``: worker threads in this process (the default): one with the caller's solver for
+  a search whose work does not pay for more (``parallel_pays``), else one per core, each with a
+  solver of its own (its tables and scratch) over the game's one set of answer matrices. The
+  kernels release the GIL, so the threads search at once and the main thread stays free to
+  notice a time limit or Ctrl-C and to stop the running jobs.
+- ``Dask``: a Dask cluster (``dask[distributed]``): a LocalCluster of ``--workers N`` worker
+  processes started by this command, or any running cluster given by address
   (``--scheduler tcp://HOST:PORT`` or ``MOO_SCHEDULER``). Each worker keeps one solver per game,
   guess mode and options, with its transposition tables, for as long as it lives.
 
@@ -39,7 +41,12 @@ from ..kernels.table import table_bits
 from .jobs import STOPPED, run_job, warm_up
 from .solver import KERNELS, Solver, SolverKey
 
-SMALL_GAME = 2000  # fewer codes than this: in-process unless workers are asked for
+# The search is split over the cores (one thread each) only when every first-guess class leaves
+# a part of at least this many codes: below it, the one-job search of a single thread, whose
+# table and probes reach across the classes, costs less CPU and about as much time (2026-11-25:
+# Mastermind 4x7, largest parts 582 or more, 3.5 s of CPU alone against 5.2 s split over two
+# threads; Bulls and Cows 4 of 9, 840: 1.2 s of search alone against 0.8 s on two).
+PARALLEL_PART = 800
 SCHEDULER_ENV = "MOO_SCHEDULER"
 # Schemes of the addresses Dask's clients reach over TCP (a port on a host).
 SCHEMES = ("tcp", "tls", "ws", "wss")
@@ -114,22 +121,42 @@ class _Completions:
 def open_engine(solver: Solver, workers: int | None = None, scheduler: str | None = None,
                 deadline: float | None = None):
     """The engine for a search: Dask when a scheduler is named (argument or MOO_SCHEDULER) or
-    ``workers`` > 1; in this process for ``workers`` 0 or 1; when ``workers`` is not given, one
-    Dask worker per core (as many as the memory holds), except for small games (fewer than
-    SMALL_GAME codes), which do not pay for starting a cluster. ``deadline``: the time limit
-    (a time.monotonic() value), within which the cluster's start-up counts. EngineError for
-    settings the engine cannot take (``engine_plan``)."""
+    ``workers`` > 1 (a local cluster of that many processes); in this process for ``workers`` 0
+    or 1; when ``workers`` is not given, threads in this process: one per core (as many as the
+    memory holds) when the root's parts make splitting the search pay (``parallel_pays``), else
+    one. Threads start at once and share the answer matrices and loaded kernels, where each
+    process of a local cluster took seconds to start, import, build the matrices and load the
+    kernels again (Bulls and Cows 4 of 9: 5.3 s and 5.6 s of CPU for the whole command on two
+    processes, 1.5-2.5 s and 2.2 s on two threads). ``deadline``: the time limit (a
+    time.monotonic() value), within which a cluster's start-up counts. EngineError for settings
+    the engine cannot take (``engine_plan``)."""
+    asked = workers
     workers, address = engine_plan(solver.game, workers, scheduler)
     if address is not None:
         return Dask(solver, address=address, deadline=deadline)
+    if asked is None:  # the threads the work pays for
+        return InProcess(solver, threads=workers if workers > 1 and parallel_pays(solver) else 1)
     if workers <= 1:
         return InProcess(solver)
     return Dask(solver, workers=workers, deadline=deadline)
 
 
+def parallel_pays(solver: Solver) -> bool:
+    """Whether a search of the whole game is worth splitting over several threads: every
+    first-guess class leaves a part of PARALLEL_PART codes or more (the least of the largest
+    parts bounds what the best class alone costs). A few milliseconds: one symmetry pass over
+    the codes and the parts of the few classes."""
+    from .root import root_classes
+
+    largest = [max((len(p) for p in parts.values()), default=0)
+               for _, parts in root_classes(solver)]
+    return bool(largest) and min(largest) >= PARALLEL_PART
+
+
 def engine_plan(game: Game, workers: int | None = None,
                 scheduler: str | None = None) -> tuple[int, str | None]:
-    """(workers on this machine, the scheduler's address or None), checked before any work:
+    """(workers on this machine: when not given, one per core as the memory holds, the most
+    threads open_engine may use; the scheduler's address or None), checked before any work:
     EngineError for an address Dask cannot take (``scheduler_address``) or more workers than
     this machine holds (``worker_limit``)."""
     if scheduler is not None:
@@ -139,7 +166,7 @@ def engine_plan(game: Game, workers: int | None = None,
         return 0, scheduler_address(named, SCHEDULER_ENV)
     limit, why = worker_limit(game)
     if workers is None:
-        workers = 1 if game.n_codes < SMALL_GAME else max(1, min(_cores(), limit))
+        workers = max(1, min(_cores(), limit))
     elif workers > max(limit, 1):
         raise EngineError(f"--workers {workers}: this machine holds at most {limit} worker "
                           f"processes for {game.spec} ({why})")
@@ -222,13 +249,21 @@ def _memory_available() -> int | None:
 
 
 class InProcess:
-    """One worker thread in this process, running the jobs in the order submitted."""
+    """``threads`` worker threads in this process, taking the jobs in the order submitted. One
+    thread searches with the caller's solver (warmed by Search.ready); several each build a
+    solver of their own for the same key on their first job, its own tables and scratch over
+    the game's answer matrices (built once), since a Solver is not shared between threads and
+    the caller's own keeps ranking the guesses of the parts it splits while jobs run."""
 
-    def __init__(self, solver: Solver):
+    def __init__(self, solver: Solver, threads: int = 1):
         self.solver = solver
-        self.workers = 1
-        self.where = "this process"
-        self._threads = cf.ThreadPoolExecutor(1, thread_name_prefix="moo-search")
+        self.workers = max(1, threads)
+        self.where = "this process" if self.workers == 1 else \
+            f"this process, {self.workers} threads"
+        self._threads = cf.ThreadPoolExecutor(self.workers, thread_name_prefix="moo-search")
+        self._solvers: list[Solver] = []  # one per thread, in the order they were taken
+        self._mine = threading.local()
+        self._lock = threading.Lock()
         self._ids = itertools.count()
         self._done = _Completions()
         self.wait = self._done.wait
@@ -236,18 +271,40 @@ class InProcess:
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
         """Nothing: the jobs run on the search's own solver, which Search.ready warms."""
 
+    def _thread_solver(self) -> Solver:
+        """The solver of the calling worker thread (the caller's when it is the only one)."""
+        solver = getattr(self._mine, "solver", None)
+        if solver is None:
+            key = self.solver.key
+            solver = self.solver if self.workers == 1 else Solver(
+                self.solver.game, key.guesses, key.opts, key.table_bits, key.counting)
+            with self._lock:
+                self._solvers.append(solver)
+            self._mine.solver = solver
+        return solver
+
+    def _run(self, job_id, fn, args):
+        return run_job(self._thread_solver(), job_id, fn, args)
+
     def submit(self, fn, *args) -> Job:
         job_id = next(self._ids)
-        future = self._threads.submit(run_job, self.solver, job_id, fn, args)
+        future = self._threads.submit(self._run, job_id, fn, args)
         return self._done.attach(Job(job_id, future))
+
+    def _every_solver(self) -> list[Solver]:
+        with self._lock:
+            return list(self._solvers) or [self.solver]
 
     def cancel(self, jobs: list[Job]) -> None:
         for job in jobs:
             job.future.cancel()
-        self.solver.cancel({job.id for job in jobs})
+        ids = {job.id for job in jobs}
+        for solver in self._every_solver():
+            solver.cancel(ids)
 
     def close(self) -> None:
-        self.solver.cancel(EVERY_JOB)
+        for solver in self._every_solver():
+            solver.cancel(EVERY_JOB)
         self._threads.shutdown(wait=True, cancel_futures=True)
 
 

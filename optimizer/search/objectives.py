@@ -109,11 +109,12 @@ class Search:
         self.engine.close()
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
-        """Compile or load the kernels of these searches (solver.KERNELS) here and on the
-        workers (set-up, not search time), each once."""
+        """Compile or load the kernels of these searches (solver.KERNELS) here, then load them on
+        the workers (set-up, not search time), each once; compiling is said on stderr unless the
+        run is quiet."""
         todo = tuple(k for k in kernels if k not in self._ready)
         if todo:
-            self.solver.warm_up(todo)
+            self.solver.warm_up(todo, announce=self.progress)
             self.engine.ready(todo)
             self._ready.update(todo)
 
@@ -320,6 +321,7 @@ class Search:
             claimed = cost_value("deepest", obj.depth or replayed.height, replayed)
         if out.optimal and claimed != out.value:
             raise RuntimeError(f"the search claimed {out.value} but its tree replays to {claimed}")
+        tree.replayed = replayed  # checked: the file is written from this replay
         return tree
 
 

@@ -42,6 +42,21 @@ class Outcome:
         return out
 
 
+def root_classes(s: Solver) -> list[tuple[int, dict[int, np.ndarray]]]:
+    """The first guesses of a whole-game search, one per symmetry class, with their parts
+    (guesses that tell nothing dropped)."""
+    root = s.root()
+    pool = s.representatives(root, [])
+    if s.guesses == "consistent":
+        pool = np.intersect1d(pool, root)
+    classes = []
+    for g in pool:
+        parts = s.game.parts(int(g), root)
+        if not tells_nothing(parts, len(root)):
+            classes.append((int(g), parts))
+    return classes
+
+
 class RootSearch:
     """A search over the root classes of one game on one engine. ``deadline``: a time.monotonic()
     value after which the search stops with what it has."""
@@ -61,17 +76,7 @@ class RootSearch:
     # --- the root ------------------------------------------------------------------------------
     def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
         """Root guesses, one per symmetry class, with their parts (useless guesses dropped)."""
-        s = self.solver
-        root = s.root()
-        pool = s.representatives(root, [])
-        if s.guesses == "consistent":
-            pool = np.intersect1d(pool, root)
-        classes = []
-        for g in pool:
-            parts = s.game.parts(int(g), root)
-            if not tells_nothing(parts, len(root)):
-                classes.append((int(g), parts))
-        return classes
+        return root_classes(self.solver)
 
     def splits(self, part: np.ndarray) -> bool:
         """Whether a part is worth running guess by guess on several workers."""

@@ -9,7 +9,11 @@ A solver is not shared between threads: each worker thread of an engine has its 
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +43,13 @@ HASH_SEED = 20261122
 # the kernels of each search, as warm_up compiles them: the height search's (with the guess
 # pools every search uses), the least cost's, the lookahead bound's
 KERNELS = ("height", "total", "lookahead")
+# What each is called while numba compiles it on an empty cache, which takes up to about
+# COMPILE_SECONDS (2026-11-25, one core of a 2-core machine: 17-26 s each alone, less after
+# another, as they share the guess pools): the first run would otherwise be silent that long.
+COMPILING = {"height": "the least-height search's kernels",
+             "total": "the least-cost search's kernels",
+             "lookahead": "the lookahead bound's kernels"}
+COMPILE_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -195,30 +206,33 @@ class Solver:
         return ([(int(b), int(g)) for b, g in zip(bound, ranked, strict=True)], int(branching),
                 bool(complete) or solved >= 0)
 
-    def warm_up(self, kernels: tuple[str, ...] = KERNELS) -> None:
+    def warm_up(self, kernels: tuple[str, ...] = KERNELS, announce: bool = False) -> None:
         """Compile (or load from numba's cache) the kernels of these searches (KERNELS), on a set
         the game cannot reach: every rule off (symmetry would not hold for it) and the tables
-        left untouched. Only those a command needs: on an empty cache each costs seconds. The
-        set is the game's own first codes, never an index past its matrix (the kernels do not
-        check bounds)."""
+        left untouched. Only those a command needs: on an empty cache each costs seconds, and
+        ``announce`` says so on stderr while it happens (``compiling``). The set is the game's
+        own first codes, never an index past its matrix (the kernels do not check bounds)."""
         saved = self.run
         self.run = saved._replace(opts=0)
         try:
-            small = self.all_codes[:3]  # fewer in a game of fewer codes
-            self.representatives(small, [])  # every search keeps one guess per orbit
-            if "height" in kernels:
-                self.feasible(small, 2)
-                self.feasible(small, 3)
-                self.rank_height(small, 3)
-            if "total" in kernels:
-                self.min_total(small, 3)
-                self.min_total(small, 3, only=[0])
-                if len(small) > 2:  # rank_total scores nodes of more than two candidates only
-                    self.rank_total(small, 3)
-            if "lookahead" in kernels:
-                self.lookahead(small, 3, 2)
+            for group in (k for k in KERNELS if k in kernels):
+                with compiling(COMPILING[group], announce):
+                    self._warm(group, self.all_codes[:3])  # fewer in a game of fewer codes
         finally:
             self.run = saved
+
+    def _warm(self, group: str, small: np.ndarray) -> None:
+        if group == "height":
+            self.feasible(small, 2)
+            self.feasible(small, 3)
+            self.rank_height(small, 3)
+        elif group == "total":
+            self.min_total(small, 3)
+            self.min_total(small, 3, only=[0])
+            if len(small) > 2:  # rank_total scores nodes of more than two candidates only
+                self.rank_total(small, 3)
+        elif group == "lookahead":
+            self.lookahead(small, 3, 2)
 
     # --- whole problems ------------------------------------------------------------------------
     def root(self) -> np.ndarray:
@@ -259,6 +273,36 @@ class Solver:
         for fid, part in self.game.parts(guess, cands).items():
             node.next[fid] = self._tree(depth - 1, part, path + [guess], choose)
         return node
+
+
+@contextmanager
+def compiling(what: str, announce: bool = True) -> Iterator[None]:
+    """Say on stderr that numba compiles ``what`` when it does, and then how long it took: numba
+    signals a compilation ("numba:compile" events) only once no cached version could be loaded,
+    so a run whose kernels are all in the cache says nothing."""
+    if not announce:
+        yield
+        return
+    from numba.core import event
+
+    started: list[float] = []
+
+    class Said(event.Listener):
+        def on_start(self, ev) -> None:
+            if not started:
+                started.append(time.monotonic())
+                print(f"compiling {what} (first run only, up to about {COMPILE_SECONDS} s)...",
+                      end="", file=sys.stderr, flush=True)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    try:
+        with event.install_listener("numba:compile", Said()):
+            yield
+    finally:
+        if started:
+            print(f" {time.monotonic() - started[0]:.0f} s", file=sys.stderr, flush=True)
 
 
 def _orbits(game: Game) -> Orbits:
