@@ -101,6 +101,7 @@ def verify(args) -> int:
     from tqdm import tqdm
 
     from .search.checkpoint import Checkpoint
+    from .search.engine import engine_plan
     from .search.objectives import Search
 
     log = Checkpoint.read(args.file)
@@ -108,6 +109,7 @@ def verify(args) -> int:
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
     for (cost, depth), facts in sorted(log.totals.items()):
         claims += [(cost, g, depth, e) for g, e in sorted(facts.classes.items())]
+    engine_plan(game, args.workers, args.scheduler)  # bad settings are refused in any case
     if not claims:  # nothing checked is not "every claim holds"
         print(f"{args.file}: no claims to check ({game.spec}, {log.guesses} guesses)")
         return FINISHED

@@ -307,6 +307,9 @@ def cmd_build(args) -> int:
     if args.objective is None and (args.lookahead or args.improve):
         raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
                          "not to greedy strategies")
+    if args.objective is None and (args.workers is not None or args.scheduler is not None):
+        raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
+                         "a greedy strategy is built in this process")
     if args.objective is not None:
         tree = _build_exact(game, args)
     else:

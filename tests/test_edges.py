@@ -278,6 +278,24 @@ def test_a_checkpoint_without_claims_is_not_said_to_hold(tmp_path, capsys):
     assert "no claims to check" in out and "holds" not in out
 
 
+def test_a_checkpoint_without_claims_still_refuses_a_bad_scheduler(tmp_path, capsys):
+    """The early return for a file with no claims came before the engine's checks."""
+    path = tmp_path / "empty.json"
+    path.write_text('{"format": "moo-checkpoint", "version": 2, "game": "mastermind:2x2", '
+                    '"guesses": "any", "height": {"refuted": {}}, "total": {}}')
+    assert cli.main(["checkpoint", "verify", str(path), "--scheduler", "foo"]) == 2
+    assert "names no host and port" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:1"]])
+def test_a_greedy_build_refuses_engine_options(tmp_path, capsys, extra):
+    """They were silently ignored: a greedy tree is built in this process."""
+    argv = ["build", "mastermind:2x2", "--strategy", "minimax", "-o", str(tmp_path / "t.json")]
+    assert cli.main(argv + extra) == 2
+    assert "apply to exact objectives" in capsys.readouterr().err
+    assert not (tmp_path / "t.json").exists()
+
+
 # --- game specs --------------------------------------------------------------------------------
 @pytest.mark.parametrize("spec", ["moo:", "bulls-cows:", "mastermind:", "battleship:",
                                   "Mastermind: "])
