@@ -12,7 +12,7 @@ EXTRAS := $(VENV)/.installed-extras
 NEW_VENV := test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && \
 	$(BIN)/python -m pip install --quiet --upgrade pip; }
 
-.PHONY: run test trees pages bench lint clean
+.PHONY: run test check trees pages bench lint clean
 
 $(STAMP): pyproject.toml
 	$(NEW_VENV)
@@ -33,6 +33,10 @@ run: $(STAMP)
 test: $(EXTRAS)
 	$(BIN)/python -m pytest -q
 	NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest -q -m kernels
+
+# The edit-test loop: everything but the slow, cluster and browser tests (under a minute).
+check: $(EXTRAS)
+	$(BIN)/python -m pytest -q -x -m "not slow and not cluster and not browser"
 
 trees: $(EXTRAS)
 	$(BIN)/python scripts/make_trees.py

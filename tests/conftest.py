@@ -16,6 +16,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "kernels: exercises the numba kernels heavily; make test runs these again "
         "with numba's bounds checking (NUMBA_BOUNDSCHECK=1)")
+    # `make check`, the edit-test loop, leaves these three out; `make test` runs everything.
+    config.addinivalue_line(
+        "markers", "slow: takes seconds (large or many searches); left out of make check")
+    config.addinivalue_line(
+        "markers", "cluster: starts Dask worker processes or subprocess searches with them")
+    config.addinivalue_line("markers", "browser: drives a real Chromium (test_page_browser.py)")
 
 
 def _first_consistent(spec: str) -> Tree:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from oracle import plain_values
 
 from optimizer.cli import main as moo
 from optimizer.games import parse_game
 from optimizer.prove import prove_height
 from optimizer.search.checkpoint import Checkpoint, CheckpointError
 from optimizer.search.objectives import build_exact
-from optimizer.search.reference import plain_values
 from optimizer.tree import read_tree, replay
 
 SPEC = "battleship:2x4x2"  # optimum 5: many first-guess classes are refuted at height 4
@@ -59,6 +59,7 @@ def _assert_refutations_true(path) -> None:
         assert _opening_values(SPEC, guess, 99)[0] > entry["height"]
 
 
+@pytest.mark.slow
 def test_refutations_from_parallel_screening_are_true(tmp_path, monkeypatch):
     """Both workers screening root classes, results recorded as they come in order."""
     from optimizer.search.height import HeightSearch
@@ -157,6 +158,7 @@ def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
         Checkpoint(path, parse_game(SPEC), "any")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_terminated_background_proof_keeps_what_it_refuted(tmp_path):
     """`kill PID` on a proof running in the background (where Ctrl-C cannot reach it): it stops

@@ -21,6 +21,8 @@ EXTRAS = ("dev", "plot", "pytest", "ruff", "playwright", "hypothesis", "matplotl
 # for small nodes, 16-bit for large, 32-bit for the greedy strategies' scores).
 COUNTER_WIDTHS = {"partition.count_parts", "partition._summarise"}
 
+pytestmark = pytest.mark.cluster
+
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import pytest
+from oracle import plain_cost, plain_values
 
 from optimizer.cli import main as moo
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
 from optimizer.objective import cost_value
 from optimizer.search.objectives import build_exact
-from optimizer.search.reference import plain_cost, plain_values
 from optimizer.search.solver import Solver
 from optimizer.tree import replay
 
@@ -42,6 +42,7 @@ def plain():
     return get
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", list(RULES))
 @pytest.mark.parametrize("spec,mode", GAMES)
 def test_least_costs_equal_plain_search(spec, mode, rule, plain):
@@ -72,6 +73,7 @@ def test_a_cut_off_gives_a_lower_bound():
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("battleship:2x4x2", "any"),
                                        ("bulls-cows:3x5", "consistent")])
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_built_trees_are_the_plain_optimum(spec, mode, workers, plain):
     """height,deepest and deepest@K (at the least height and one more): the trees replay to the

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from oracle import plain_optimum
 
 from optimizer.games import parse_game
 from optimizer.search.engine import Dask, InProcess, open_engine
 from optimizer.search.height import HeightSearch
 from optimizer.search.objectives import Search
-from optimizer.search.reference import plain_optimum
 from optimizer.search.root import RootSearch
 from optimizer.search.solver import Solver
 from optimizer.tree import replay
@@ -88,6 +88,7 @@ def test_small_games_stay_in_this_process():
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
                                        ("battleship:2x4x2", "any"), ("moo:3,4,5", "any")])
+@pytest.mark.cluster
 def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, split_everything):
     game = parse_game(spec)
     height, total, limited = plain_optimum(game, mode)
@@ -106,6 +107,7 @@ def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, spl
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
                                        ("battleship:2x4x2", "any"), ("moo:3,4,5", "any")])
+@pytest.mark.slow
 @pytest.mark.parametrize("whole", [True, False])
 def test_a_small_game_in_one_job_or_by_classes_finds_the_plain_optima(spec, mode, whole,
                                                                       monkeypatch):
@@ -142,6 +144,7 @@ def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
     assert out.lower_bound <= 5625 < out.value == upper
 
 
+@pytest.mark.slow
 def test_the_screened_height_search_takes_classes_in_order(cluster, split_everything):
     """Results are taken in the classes' order: the tree found does not depend on timing."""
     game = parse_game("battleship:2x4x2")
@@ -154,6 +157,7 @@ def test_the_screened_height_search_takes_classes_in_order(cluster, split_everyt
     assert screened.value == alone.value and screened.root.guess == alone.root.guess
 
 
+@pytest.mark.cluster
 def test_a_lost_worker_does_not_change_the_answer(tmp_path):
     """One of two workers is killed while the search runs: its jobs go to the other one and the
     least total is still the right one."""
@@ -215,6 +219,7 @@ def _local_run(tmp_path, *extra):
     return proc, workers
 
 
+@pytest.mark.cluster
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
 def test_killing_the_command_leaves_no_worker(tmp_path):
     proc, workers = _local_run(tmp_path)
@@ -226,6 +231,7 @@ def test_killing_the_command_leaves_no_worker(tmp_path):
     assert not any(_alive(p) for p in workers)
 
 
+@pytest.mark.cluster
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_run_with_the_best_tree(tmp_path, sig):

@@ -176,6 +176,7 @@ def test_a_closed_port_is_refused_at_once(capsys, monkeypatch):
 
 @pytest.mark.parametrize("answer", [None, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"],
                          ids=["silent", "web"])
+@pytest.mark.cluster
 def test_a_server_that_is_no_scheduler_is_given_up_on(answer, capsys, monkeypatch, tmp_path):
     """Dask's handshake waits forever on a server that accepts and says nothing: the engine
     gives up after CONNECT_SECONDS (shortened here), with status 2 and one line."""
@@ -194,6 +195,7 @@ def test_a_server_that_is_no_scheduler_is_given_up_on(answer, capsys, monkeypatc
     assert took < 12 and not os.path.exists(out)
 
 
+@pytest.mark.cluster
 def test_the_connect_timeout_never_passes_the_time_limit(capsys, monkeypatch, tmp_path):
     """With a time limit shorter than the connect timeout, the run stops at the limit as any
     stopped run does: status 3 and the best tree known, marked stopped."""
@@ -211,6 +213,7 @@ def test_the_connect_timeout_never_passes_the_time_limit(capsys, monkeypatch, tm
     assert tree["meta"]["stopped"] is True and tree["optimal"] is False
 
 
+@pytest.mark.cluster
 def test_start_up_counts_in_the_time_limit(capsys, tmp_path):
     """A local cluster still starting when the limit passes: the run stops (status 3) and
     writes what it knows; closing waits for one core's worth of starting workers at most, not
@@ -278,6 +281,7 @@ def _old_launcher(folder: Path) -> Path:
     return folder / f"moo-worker-python-{os.getuid()}-{tag}"
 
 
+@pytest.mark.cluster
 @pytest.mark.skipif(os.name != "posix", reason="a POSIX launcher")
 @pytest.mark.parametrize("planted", ["directory", "symlink"])
 def test_the_launcher_is_private_and_removed(planted, tmp_path, monkeypatch):

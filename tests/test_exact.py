@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from oracle import plain_optimum, plain_values
 
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
 from optimizer.search.objectives import Objective, build_exact
-from optimizer.search.reference import plain_optimum, plain_values
 from optimizer.search.solver import Solver
 from optimizer.tree import Tree, replay
 
@@ -279,6 +279,7 @@ def test_mastermind_4x6_optima():
     assert hard.min_height() == 6
 
 
+@pytest.mark.slow
 def test_bulls_and_cows_needs_seven(capsys):
     from optimizer.cli import main
 
@@ -287,12 +288,18 @@ def test_bulls_and_cows_needs_seven(capsys):
     assert "height 6 is impossible: exhaustive search" in out and "PROVEN" in out
 
 
-def test_build_tree_keeps_the_greedy_incumbents_apart():
-    """The first greedy tree too deep for the limit does not end the list (BC any: entropy's
-    tree has height 8, so total@7 must start from the next heuristic's)."""
-    from optimizer.search.objectives import total_incumbent
+def test_build_tree_keeps_the_greedy_incumbents_apart(monkeypatch):
+    """The first greedy tree too deep for the limit does not end the list: with most-parts
+    first (its Mastermind 4x4 tree has height 5), the incumbent within 4 is the next rule's."""
+    from optimizer.search import objectives
+    from optimizer.search.objectives import _greedy, total_incumbent
 
     game = parse_game("mastermind:4x4")
+    first, second = "most-parts", "entropy"
+    assert _greedy(game, first, "any", None)[0] > 4  # the premise: the first does not fit
+    height, expected, _ = _greedy(game, second, "any", None)
+    assert height <= 4
+    monkeypatch.setattr(objectives, "TOTAL_INCUMBENTS", (first, second))
     total, root = total_incumbent(game, "any", 4)
     tree = Tree(game=game, root=root, objective="", guesses="any")
-    assert total is not None and replay(tree).height <= 4
+    assert total == expected and replay(tree).height <= 4 and replay(tree).total == total

@@ -293,8 +293,13 @@ def test_impossible_specs(spec, fragment):
     assert fragment in str(info.value)
 
 
-def test_game_error_is_a_value_error():
-    assert issubclass(GameError, ValueError)
+def test_a_bad_game_is_bad_input_in_one_line(capsys):
+    """GameError reaches the command line as bad input (status 2, one line), not a traceback."""
+    from optimizer import cli
+
+    assert cli.main(["info", "mastermind:0x6"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("moo: error: ") and len(err.splitlines()) == 1
 
 
 # --- feedback notation ---------------------------------------------------------------------
@@ -434,6 +439,7 @@ def test_too_large_games_are_refused_by_formula(spec, count):
 @pytest.mark.parametrize("spec,last", [
     ("battleship:9x15x1", "O9"), ("battleship:9x26x1", "Z9"), ("battleship:9x26x2", "Z8 Z9"),
 ])
+@pytest.mark.slow
 def test_the_largest_boards_work(spec, last):
     """Square ids up to 233 (a 9 x 26 board) fit the codes' dtype; the numba feedback kernel,
     compiled for it, agrees with the plain rule."""

@@ -80,6 +80,7 @@ print("every command ran")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", TINY)
 def test_games_of_one_and_two_codes_stay_inside_their_arrays(spec, tmp_path):
     """`moo compare` on a game of fewer than three codes once crashed (a warm-up scored codes
@@ -110,6 +111,7 @@ def test_the_compare_warm_up_scores_only_the_games_codes(spec, monkeypatch):
     assert seen and max(seen) < game.n_codes
 
 
+@pytest.mark.slow
 def test_an_index_past_an_arrays_end_raises_with_bounds_checking(tmp_path):
     """With NUMBA_BOUNDSCHECK=1, a jitted index past the end raises IndexError, in a function
     of the test's own and in a cached kernel (the greedy one given codes the matrix lacks):

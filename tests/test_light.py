@@ -51,6 +51,7 @@ SMALL = ("mastermind:3x4", "bulls-cows:3x5", "moo:3,4,5", "moo:4,4,5,6", "battle
          "battleship:3x3x2", "mastermind:5x3", "moo:5,5,7,7")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", DEFAULT_GAMES + SMALL)
 def test_info_prints_what_the_matrix_and_the_kernels_give(spec, capsys):
     """The numbers ``moo info`` prints, computed without the matrix, equal the old way's: the

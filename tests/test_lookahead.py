@@ -4,10 +4,10 @@ the counting bound on real parts."""
 
 import numpy as np
 import pytest
+from oracle import plain_cost
 
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
-from optimizer.search.reference import plain_cost
 from optimizer.search.solver import Solver
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
@@ -24,6 +24,7 @@ def _parts(game, solver, guesses=2):
             yield part, [int(guess)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec,mode", GAMES)
 @pytest.mark.parametrize("cost", ["total", "deepest"])
 def test_never_above_the_least_cost(spec, mode, cost):
@@ -51,6 +52,7 @@ def test_never_above_the_least_cost(spec, mode, cost):
     assert checked > 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec,mode", GAMES)
 def test_exact_when_looking_deep_enough(spec, mode):
     """With as many levels as the part has candidates every branch ends in an exact part, so
@@ -97,6 +99,7 @@ def test_a_stopped_search_answers_a_bound_and_stores_nothing():
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
                                        ("battleship:2x4x2", "any"), ("moo:3,4,5", "consistent")])
+@pytest.mark.slow
 def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
     """The root phase of --lookahead alone: every first guess's raised bound is at most its
     true least total, each is recorded in the checkpoint with its level, and `moo checkpoint
@@ -133,6 +136,7 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
                                        ("battleship:2x4x2", "any")])
+@pytest.mark.slow
 def test_a_search_with_raised_bounds_stays_exact(spec, mode):
     from optimizer.search.objectives import build_exact
     from optimizer.tree import replay

@@ -150,6 +150,7 @@ def committed_trees() -> list[Path]:
     return [TREES / tree_filename(*job[:3]) for job in JOBS]
 
 
+@pytest.mark.slow
 def test_committed_pages_are_current():
     """trees/pages/ is what `make pages` writes from the committed trees today."""
     trees = committed_trees()

@@ -24,6 +24,8 @@ from optimizer.page import Entry, load_entry, write_page
 from optimizer.session import Session, Solver, TreeGuesser
 from optimizer.tree import Tree, write_tree
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 TREES = ROOT / "trees"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -4,10 +4,10 @@ its height limit and is never below the least total the plain search finds."""
 
 import numpy as np
 import pytest
+from oracle import plain_cost
 
 from optimizer.games import parse_game
 from optimizer.kernels.heuristics import RULES, greedy_total
-from optimizer.search.reference import plain_cost
 from optimizer.search.rollout import improve
 from optimizer.search.solver import Solver
 from optimizer.search.strategies import STRATEGIES, grow_tree
@@ -32,6 +32,7 @@ def test_greedy_total_is_the_greedy_trees(spec, mode, rule):
     assert (total, height) == (built.total, built.height)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec,mode", GAMES)
 def test_rollout_trees_are_whole_fit_and_never_beat_the_optimum(spec, mode):
     game = parse_game(spec)

@@ -120,6 +120,7 @@ def reference_choice(game, candidates: list[int], guesses: list[int], rule: str)
     return min(tied, key=lambda g: (g not in candidates, g))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", SMALL_GAMES + ("mastermind:4x4",))
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_kernel_matches_reference(spec, rule):

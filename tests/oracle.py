@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from ..games import Game
+from optimizer.games import Game
 
 INFINITY = float("inf")
 
