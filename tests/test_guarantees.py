@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from test_tree import HalfWriter
+from helpers import HalfWriter
 
 from optimizer.cli import main
 from optimizer.games import parse_game

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import hostile_tree
 
 from optimizer.page import encode_tree, load_entry, render_index, render_page, write_pages
 from optimizer.tree import read_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 TREES = ROOT / "trees"
-HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">&amp;'
 
 
 def moo_page(*args: str) -> subprocess.CompletedProcess:
@@ -26,16 +26,7 @@ def moo_page(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def hostile_tree(source: Path, folder: Path) -> Path:
-    """The same strategy, with markup and script in every free text field and in its name."""
-    data = orjson.loads(source.read_bytes())
-    data["objective"] = HOSTILE
-    data["meta"] = {"note": HOSTILE}
-    data["optimal"] = False
-    data["lower_bound"] = 1
-    path = folder / '<img src=x onerror="alert(1)">.json'
-    path.write_bytes(orjson.dumps(data))
-    return path
+
 
 
 def test_moo_page_writes_one_self_contained_file(small_tree_file, tmp_path):

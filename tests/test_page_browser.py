@@ -288,7 +288,7 @@ def test_computer_guesses_by_keyboard_battleship(person, pages):
 
 
 def test_lying_answer_caught_and_named(person, pages):
-    from test_session import a_lie
+    from helpers import a_lie
 
     tab = person("bulls-cows")
     solver = Solver(pages["bulls-cows"][1].tree)
@@ -471,7 +471,7 @@ def test_phone_screenshot_shows_the_key_elements(person, pages, tmp_path):
 
 
 def test_hostile_tree_runs_no_injected_script(browser, tmp_path):
-    from test_page import HOSTILE, hostile_tree
+    from helpers import HOSTILE, hostile_tree
 
     page_file = tmp_path / "hostile.html"
     write_page(load_entry(hostile_tree(TREES / "mastermind-4x6.total.any.json", tmp_path)),

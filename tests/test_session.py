@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import a_lie
 
 from optimizer.games import GameError
 from optimizer.session import (
@@ -91,15 +92,6 @@ def test_refused_feedback_leaves_the_game_unchanged():
     assert (session.guess, session.candidates_left, session.guesses) == before
     with pytest.raises(FeedbackError, match="3 1 cannot happen: no code of mastermind:4x6 gives"):
         session.answer("3 1")
-
-
-def a_lie(session) -> str | None:
-    """A feedback that some code gives to the current guess but no candidate does."""
-    game = session.game
-    guess = game.parse_code(session.guess)
-    possible = {game.feedback(guess, c) for c in range(game.n_codes)}
-    fitting = {game.feedback(guess, game.parse_code(c)) for c in session.candidates}
-    return game.format_feedback(min(possible - fitting)) if possible - fitting else None
 
 
 def test_contradiction_and_the_wrong_answers_named():

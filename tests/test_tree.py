@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import HalfWriter
 
 from optimizer.cli import main
 from optimizer.games import parse_game
@@ -209,24 +210,6 @@ def test_missing_file(tmp_path, capsys):
 
 
 # --- atomic writes ---------------------------------------------------------------------------
-
-
-class HalfWriter:
-    """A file handle that writes half of what it is given, then fails like a full disk."""
-
-    def __init__(self, handle):
-        self.handle = handle
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.handle.close()
-
-    def write(self, data):
-        self.handle.write(data[: len(data) // 2])
-        self.handle.flush()
-        raise OSError(errno.ENOSPC, "No space left on device")
 
 
 def _tree_of(minimax, spec: str) -> Tree:
