@@ -55,8 +55,8 @@ def compile_seconds() -> list[tuple[str, float]]:
     code = (
         "import time; t = time.perf_counter();"
         "from optimizer.games import parse_game;"
-        "from optimizer.search.solver import KERNELS, Solver;"
-        "s = Solver(parse_game('mastermind:2x3'), 'any', table_bits=10);"
+        "from optimizer.search.solver import KERNELS, NodeSolver;"
+        "s = NodeSolver(parse_game('mastermind:2x3'), 'any', table_bits=10);"
         "print('import and solver', time.perf_counter() - t)\n"
         "for k in KERNELS:\n"
         "    t = time.perf_counter(); s.warm_up((k,)); print(k, time.perf_counter() - t)"
@@ -120,8 +120,8 @@ import sys, time
 from tqdm import tqdm
 from optimizer.games import parse_game
 from optimizer.search.driver import Driver, height_order
-from optimizer.search.exact import Solver
-driver = Driver(Solver(parse_game("battleship"), "any"), workers=2, progress=False)
+from optimizer.search.exact import NodeSolver
+driver = Driver(NodeSolver(parse_game("battleship"), "any"), workers=2, progress=False)
 driver.screen_from = 10**9
 classes = height_order(driver.root_classes())[:int(sys.argv[1])]
 start = time.perf_counter()

@@ -18,7 +18,7 @@ import numpy as np
 from optimizer.games import parse_game
 from optimizer.kernels.bundles import INF
 from optimizer.search.jobs import class_bound
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 
 # (game, levels, published least total: an expectation printed beside the bounds, never used)
 GAMES = [("mastermind:4x6", 3, 5625), ("bulls-cows:4x10", 4, 26274)]
@@ -27,7 +27,7 @@ SEARCH_MAX_CODES = 2000  # --search: the exact search after each level, on games
 
 def whole_game(spec: str, levels: int, known: int, search: bool) -> None:
     game = parse_game(spec)
-    solver = Solver(game, "any")
+    solver = NodeSolver(game, "any")
     start = time.perf_counter()
     solver.warm_up()
     print(f"\n{spec}: {game.n_codes} secrets; kernels loaded in "
@@ -45,7 +45,7 @@ def whole_game(spec: str, levels: int, known: int, search: bool) -> None:
             exact_search(solver, root, game.n_codes, f"after level {k}")
 
 
-def exact_search(solver: Solver, root: np.ndarray, depth: int, label: str) -> None:
+def exact_search(solver: NodeSolver, root: np.ndarray, depth: int, label: str) -> None:
     """The least total from the table as the lookahead left it (its bounds are facts)."""
     before, start = solver.nodes, time.perf_counter()
     value, _ = solver.min_total(root, depth)
@@ -55,7 +55,7 @@ def exact_search(solver: Solver, root: np.ndarray, depth: int, label: str) -> No
 
 def battleship_class(index: int, levels: int) -> None:
     game = parse_game("battleship:4x8x3")
-    solver = Solver(game, "any")
+    solver = NodeSolver(game, "any")
     solver.warm_up()
     root = solver.root()
     guess = int(solver.representatives(root, [])[index])

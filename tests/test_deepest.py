@@ -11,7 +11,7 @@ from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
 from optimizer.objective import cost_value
 from optimizer.search.objectives import build_exact
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 from optimizer.tree import replay
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
@@ -51,7 +51,7 @@ def test_least_costs_equal_plain_search(spec, mode, rule, plain):
     game = parse_game(spec)
     height, cost = plain(spec, mode)
     opts, counting = RULES[rule]
-    solver = Solver(game, mode, opts=opts, table_bits=14, counting=counting)
+    solver = NodeSolver(game, mode, opts=opts, table_bits=14, counting=counting)
     everything = frozenset(range(game.n_codes))
     for depth in (height, height + 1):
         for kind, (guess_cost, last_cost) in (("deep", B.COSTS["deep"]),
@@ -66,8 +66,8 @@ def test_a_cut_off_gives_a_lower_bound():
     _, cost = plain_values(game, "any")[0], plain_cost(game, "any")
     exact = cost(frozenset(range(27)), 4, *B.COSTS["deep"])
     for beta in range(max(0, exact - 3), exact + 2):
-        value, _ = Solver(game, "any", table_bits=12).min_total(
-            Solver(game, "any", table_bits=12).root(), 4, beta, cost="deep")
+        value, _ = NodeSolver(game, "any", table_bits=12).min_total(
+            NodeSolver(game, "any", table_bits=12).root(), 4, beta, cost="deep")
         assert value == exact if beta > exact else beta <= value <= exact
 
 

@@ -21,7 +21,7 @@ from optimizer.search.engine import Dask, InProcess, open_engine
 from optimizer.search.height import HeightSearch
 from optimizer.search.objectives import Search
 from optimizer.search.root import RootSearch
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 from optimizer.tree import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def split_everything(monkeypatch):
 
 def test_small_games_stay_in_this_process():
     """No cluster is started unless workers are asked for (tests/test_engine_policy.py)."""
-    solver = Solver(parse_game("mastermind:4x6"), "any", table_bits=10)
+    solver = NodeSolver(parse_game("mastermind:4x6"), "any", table_bits=10)
     engine = open_engine(solver)
     assert isinstance(engine, InProcess)
     engine.close()
@@ -92,7 +92,7 @@ def test_small_games_stay_in_this_process():
 def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, split_everything):
     game = parse_game(spec)
     height, total, limited = plain_optimum(game, mode)
-    solver = Solver(game, mode, table_bits=14)
+    solver = NodeSolver(game, mode, table_bits=14)
     with Search(game, mode, scheduler=cluster, progress=False, solver=solver) as search:
         assert isinstance(search.engine, Dask)
         found = search.min_height()
@@ -119,7 +119,7 @@ def test_a_small_game_in_one_job_or_by_classes_finds_the_plain_optima(spec, mode
     game = parse_game(spec)
     height, total, limited = plain_optimum(game, mode)
     with Search(game, mode, workers=1, progress=False,
-                solver=Solver(game, mode, table_bits=14)) as search:
+                solver=NodeSolver(game, mode, table_bits=14)) as search:
         for depth, expected in ((game.n_codes, total), (height, limited)):
             out = search.min_total(depth)
             assert out.optimal and out.value == expected and out.lower_bound == expected
@@ -136,7 +136,7 @@ def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
     game = parse_game("mastermind:4x6")
     upper, incumbent = total_incumbent(game, "any", game.n_codes)
     with Search(game, "any", workers=1, progress=False, deadline=time.monotonic() + 0.05,
-                solver=Solver(game, "any", table_bits=16)) as search:
+                solver=NodeSolver(game, "any", table_bits=16)) as search:
         search.ready(("height", "total"))
         assert TotalSearch(search.solver, search.engine).whole_game()
         out = search.min_total(game.n_codes, upper, incumbent)
@@ -149,10 +149,10 @@ def test_the_screened_height_search_takes_classes_in_order(cluster, split_everyt
     """Results are taken in the classes' order: the tree found does not depend on timing."""
     game = parse_game("battleship:2x4x2")
     with Search(game, "any", scheduler=cluster, progress=False,
-                solver=Solver(game, "any", table_bits=14)) as far:
+                solver=NodeSolver(game, "any", table_bits=14)) as far:
         screened = far.min_height()
     with Search(game, "any", workers=1, progress=False,
-                solver=Solver(game, "any", table_bits=14)) as near:
+                solver=NodeSolver(game, "any", table_bits=14)) as near:
         alone = near.min_height()
     assert screened.value == alone.value and screened.root.guess == alone.root.guess
 

@@ -23,7 +23,7 @@ from optimizer.cli import main
 from optimizer.games import parse_game
 from optimizer.search import engine
 from optimizer.search.engine import Dask, EngineError, engine_plan, worker_limit
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -301,7 +301,7 @@ def test_the_launcher_is_private_and_removed(planted, tmp_path, monkeypatch):
         theirs.chmod(0o755)
         old.symlink_to(theirs)
     before = set(shared.iterdir())
-    own = Dask(Solver(parse_game("mastermind:2x3"), "any", table_bits=10), workers=1)
+    own = Dask(NodeSolver(parse_game("mastermind:2x3"), "any", table_bits=10), workers=1)
     try:
         own.ready(("height",))  # the worker started and built its solver
         launcher = Path(os.fsdecode(multiprocessing.spawn.get_executable()))

@@ -17,7 +17,7 @@ from optimizer.search import engine as engine_module
 from optimizer.search.engine import InProcess, open_engine, parallel_pays
 from optimizer.search.objectives import Search
 from optimizer.search.root import RootSearch, root_classes
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ def two_cores(monkeypatch):
     monkeypatch.setattr(engine_module, "_cores", lambda: 2)
 
 
-def smallest_largest_part(solver: Solver) -> int:
+def smallest_largest_part(solver: NodeSolver) -> int:
     return min(max(len(p) for p in parts.values()) for _, parts in root_classes(solver))
 
 
@@ -43,7 +43,7 @@ def smallest_largest_part(solver: Solver) -> int:
 def test_small_games_are_one_thread(spec, two_cores):
     """A game whose best first guess leaves parts under PARALLEL_PART is searched by one thread
     (the one-job root of total.whole_game), not split, and never on a cluster."""
-    solver = Solver(parse_game(spec), "any", table_bits=10)
+    solver = NodeSolver(parse_game(spec), "any", table_bits=10)
     assert smallest_largest_part(solver) < engine_module.PARALLEL_PART
     assert not parallel_pays(solver)
     engine = open_engine(solver)
@@ -56,7 +56,7 @@ def test_small_games_are_one_thread(spec, two_cores):
 def test_a_large_game_is_split_over_one_thread_per_core(two_cores):
     """Bulls and Cows 4 of 9: the first guess leaves a part of 840 codes, so the search runs on
     one thread per core in this process (no cluster to start); --workers 1, one thread."""
-    solver = Solver(parse_game("bulls-cows:4x9"), "any", table_bits=10)
+    solver = NodeSolver(parse_game("bulls-cows:4x9"), "any", table_bits=10)
     assert smallest_largest_part(solver) >= engine_module.PARALLEL_PART
     assert parallel_pays(solver)
     engine = open_engine(solver)

@@ -7,7 +7,7 @@ from oracle import plain_optimum, plain_values
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
 from optimizer.search.objectives import Objective, build_exact
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 from optimizer.tree import Tree, replay
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
@@ -53,7 +53,7 @@ def plain():
 
 
 def solve(spec, mode, opts, counting=True):
-    solver = Solver(parse_game(spec), mode, opts=opts, table_bits=14, counting=counting)
+    solver = NodeSolver(parse_game(spec), mode, opts=opts, table_bits=14, counting=counting)
     height = solver.min_height()
     total, _ = solver.min_total(solver.root(), solver.game.n_codes)
     limited, _ = solver.min_total(solver.root(), height)
@@ -125,7 +125,7 @@ def test_depth_limits_on_real_subproblems(spec, mode):
     the place where depth limits bind and symmetry is only partly left."""
     game = parse_game(spec)
     height, total = plain_values(game, mode)
-    solver = Solver(game, mode, table_bits=14)
+    solver = NodeSolver(game, mode, table_bits=14)
     root = solver.root()
     first = solver.representatives(root, [])
     if mode == "consistent":
@@ -154,7 +154,7 @@ def test_a_node_searched_slice_by_slice_equals_the_whole(spec, mode):
     own answer."""
     game = parse_game(spec)
     height, total = plain_values(game, mode)
-    solver = Solver(game, mode, table_bits=14)
+    solver = NodeSolver(game, mode, table_bits=14)
     root = solver.root()
     guess = int(solver.representatives(root, [])[0])
     for part in game.parts(guess, root).values():
@@ -178,9 +178,9 @@ def test_a_node_searched_slice_by_slice_equals_the_whole(spec, mode):
 def test_cut_off_returns_a_lower_bound():
     """Below beta the answer is exact; at or above beta it is a bound that never overshoots."""
     game = parse_game("mastermind:3x3")
-    exact = Solver(game, "any").min_total(np.arange(27, dtype=np.int32), 27)[0]
+    exact = NodeSolver(game, "any").min_total(np.arange(27, dtype=np.int32), 27)[0]
     for beta in range(exact - 5, exact + 3):
-        value, _ = Solver(game, "any").min_total(np.arange(27, dtype=np.int32), 27, beta)
+        value, _ = NodeSolver(game, "any").min_total(np.arange(27, dtype=np.int32), 27, beta)
         if beta > exact:
             assert value == exact
         else:
@@ -190,7 +190,7 @@ def test_cut_off_returns_a_lower_bound():
 def test_a_stopped_search_stores_nothing():
     """The stop flag (a cancelled job) ends the kernels at once and leaves the tables as they
     were: an unfinished answer is not a fact."""
-    solver = Solver(parse_game("mastermind:3x4"), "any", table_bits=12)
+    solver = NodeSolver(parse_game("mastermind:3x4"), "any", table_bits=12)
     solver.stop[0] = 1
     solver.min_total(solver.root(), 64)
     solver.feasible(solver.root(), 4)
@@ -240,7 +240,7 @@ def test_objective_parsing():
 
 def test_warm_up_leaves_no_trace_in_the_tables():
     """The warm-up compiles on a set the game cannot reach: nothing learnt there may be kept."""
-    solver = Solver(parse_game("bulls-cows:3x5"), "any", table_bits=12)
+    solver = NodeSolver(parse_game("bulls-cows:3x5"), "any", table_bits=12)
     solver.warm_up()
     for table in (solver.height_table, solver.total_table):
         assert (table.vals[:, 0] == 0).all()
@@ -271,11 +271,11 @@ def test_a_game_of_one_code(spec, objective):
 # --- known optima (published results reproduced) ----------------------------------------------
 def test_mastermind_4x6_optima():
     game = parse_game("mastermind:4x6")
-    solver = Solver(game, "any")
+    solver = NodeSolver(game, "any")
     assert solver.min_height() == 5
     assert solver.min_total(solver.root(), game.n_codes)[0] == 5625  # Koyama and Lai
     assert solver.min_total(solver.root(), 5)[0] == 5626
-    hard = Solver(game, "consistent")
+    hard = NodeSolver(game, "consistent")
     assert hard.min_height() == 6
 
 

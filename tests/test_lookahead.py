@@ -8,7 +8,7 @@ from oracle import plain_cost
 
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
 
@@ -33,14 +33,14 @@ def test_never_above_the_least_cost(spec, mode, cost):
     game = parse_game(spec)
     plain = plain_cost(game, mode)
     weights = B.COSTS[cost]
-    shared = Solver(game, mode, table_bits=14)
+    shared = NodeSolver(game, mode, table_bits=14)
     checked = 0
     for part, path in _parts(game, shared):
         key = frozenset(int(c) for c in part)
         for depth in (3, 4, game.n_codes):
             exact = plain(key, depth, *weights)
             for levels in range(0, 4):
-                for solver in (Solver(game, mode, table_bits=14), shared):
+                for solver in (NodeSolver(game, mode, table_bits=14), shared):
                     bound = solver.lookahead(part, depth, levels, path=path, cost=cost)
                     assert bound <= exact or exact == float("inf") and bound >= B.INF
                     for beta in (bound - 3, bound + 2, int(B.INF)):
@@ -59,11 +59,11 @@ def test_exact_when_looking_deep_enough(spec, mode):
     the bound is the least total itself; it never falls as the levels grow."""
     game = parse_game(spec)
     plain = plain_cost(game, mode)
-    solver = Solver(game, mode, table_bits=14)
+    solver = NodeSolver(game, mode, table_bits=14)
     for part, path in _parts(game, solver):
         key = frozenset(int(c) for c in part)
         exact = plain(key, game.n_codes, 1, 0)
-        levels = [Solver(game, mode, table_bits=14).lookahead(part, game.n_codes, k, path=path)
+        levels = [NodeSolver(game, mode, table_bits=14).lookahead(part, game.n_codes, k, path=path)
                   for k in range(len(part) + 1)]
         assert levels == sorted(levels), levels
         assert levels[-1] == exact
@@ -73,13 +73,13 @@ def test_sharper_than_the_counting_bound():
     """On Mastermind 4x6's parts after 0011 the first levels raise the bound: what the rule is
     for (the exact search itself finds 5625 for the whole game)."""
     game = parse_game("mastermind:4x6")
-    solver = Solver(game, "any")
+    solver = NodeSolver(game, "any")
     root = solver.root()
     guess = game.parse_code("0011")
     totals = [game.n_codes, game.n_codes, game.n_codes]
     for part in game.parts(guess, root).values():
         for k in range(3):
-            totals[k] += Solver(game, "any").lookahead(part, 40, k, path=[guess])
+            totals[k] += NodeSolver(game, "any").lookahead(part, 40, k, path=[guess])
     assert totals[0] < totals[1] < totals[2] <= 5625 + 100  # 0011 is not the best first guess
     exact_after = solver.min_total(root, 40, only=[guess])[0]
     assert totals[2] <= exact_after
@@ -87,7 +87,7 @@ def test_sharper_than_the_counting_bound():
 
 def test_a_stopped_search_answers_a_bound_and_stores_nothing():
     game = parse_game("mastermind:3x4")
-    solver = Solver(game, "any", table_bits=14)
+    solver = NodeSolver(game, "any", table_bits=14)
     plain = plain_cost(game, "any")
     solver.stop[0] = 1
     for part, path in _parts(game, solver):

@@ -9,7 +9,7 @@ from oracle import plain_cost
 from optimizer.games import parse_game
 from optimizer.kernels.heuristics import RULES, greedy_total
 from optimizer.search.rollout import improve
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 from optimizer.search.strategies import STRATEGIES, grow_tree
 from optimizer.tree import Tree, replay
 
@@ -37,7 +37,7 @@ def test_greedy_total_is_the_greedy_trees(spec, mode, rule):
 def test_rollout_trees_are_whole_fit_and_never_beat_the_optimum(spec, mode):
     game = parse_game(spec)
     plain = plain_cost(game, mode)
-    solver = Solver(game, mode, table_bits=14)
+    solver = NodeSolver(game, mode, table_bits=14)
     least = plain(frozenset(range(game.n_codes)), game.n_codes, 1, 0)  # within any height
     lowest = solver.min_height()  # checked against the plain search in test_exact.py
     for depth in range(2, 8):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from optimizer.games import parse_game
-from optimizer.search.solver import Solver
+from optimizer.search.solver import NodeSolver
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
 
@@ -41,7 +41,7 @@ def _smallest_of_orbit(group, path):
 @pytest.mark.parametrize("spec", GAMES)
 def test_the_kept_guesses_are_the_smallest_of_their_orbits(spec):
     game = parse_game(spec)
-    solver = Solver(game, "any", table_bits=8)
+    solver = NodeSolver(game, "any", table_bits=8)
     group = _group(game)
     rng = np.random.default_rng(7)
     for length in (0, 1, 1, 1, 2, 2, 2, 3):

@@ -13,7 +13,7 @@ from collections import deque
 from distributed import WorkerPlugin, get_worker
 
 from .jobs import STOPPED, run_job
-from .solver import Solver, SolverKey
+from .solver import NodeSolver, SolverKey
 
 
 class SolverPlugin(WorkerPlugin):
@@ -31,7 +31,7 @@ class SolverPlugin(WorkerPlugin):
     def __reduce__(self):
         return SolverPlugin, ()  # sent to each worker empty: its solvers are its own
 
-    def solver(self, key: SolverKey) -> Solver:
+    def solver(self, key: SolverKey) -> NodeSolver:
         slot = (key, threading.get_ident())
         with self.lock:
             solver = self.solvers.get(slot)

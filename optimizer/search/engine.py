@@ -39,7 +39,7 @@ from concurrent import futures as cf
 from ..games import Game
 from ..kernels.table import table_bits
 from .jobs import STOPPED, run_job, warm_up
-from .solver import KERNELS, Solver, SolverKey
+from .solver import KERNELS, NodeSolver, SolverKey
 
 # The search is split over the cores (one thread each) only when every first-guess class leaves
 # a part of at least this many codes: below it, the one-job search of a single thread, whose
@@ -118,7 +118,7 @@ class _Completions:
                 self._event.wait(left)  # in slices: a signal is handled within half a second
 
 
-def open_engine(solver: Solver, workers: int | None = None, scheduler: str | None = None,
+def open_engine(solver: NodeSolver, workers: int | None = None, scheduler: str | None = None,
                 deadline: float | None = None):
     """The engine for a search: Dask when a scheduler is named (argument or MOO_SCHEDULER) or
     ``workers`` > 1 (a local cluster of that many processes); in this process for ``workers`` 0
@@ -141,7 +141,7 @@ def open_engine(solver: Solver, workers: int | None = None, scheduler: str | Non
     return Dask(solver, workers=workers, deadline=deadline)
 
 
-def parallel_pays(solver: Solver) -> bool:
+def parallel_pays(solver: NodeSolver) -> bool:
     """Whether a search of the whole game is worth splitting over several threads: every
     first-guess class leaves a part of PARALLEL_PART codes or more (the least of the largest
     parts bounds what the best class alone costs). A few milliseconds: one symmetry pass over
@@ -252,16 +252,16 @@ class InProcess:
     """``threads`` worker threads in this process, taking the jobs in the order submitted. One
     thread searches with the caller's solver (warmed by Search.ready); several each build a
     solver of their own for the same key on their first job, its own tables and scratch over
-    the game's answer matrices (built once), since a Solver is not shared between threads and
+    the game's answer matrices (built once), since a NodeSolver is not shared between threads and
     the caller's own keeps ranking the guesses of the parts it splits while jobs run."""
 
-    def __init__(self, solver: Solver, threads: int = 1):
+    def __init__(self, solver: NodeSolver, threads: int = 1):
         self.solver = solver
         self.workers = max(1, threads)
         self.where = "this process" if self.workers == 1 else \
             f"this process, {self.workers} threads"
         self._threads = cf.ThreadPoolExecutor(self.workers, thread_name_prefix="moo-search")
-        self._solvers: list[Solver] = []  # one per thread, in the order they were taken
+        self._solvers: list[NodeSolver] = []  # one per thread, in the order they were taken
         self._mine = threading.local()
         self._lock = threading.Lock()
         self._ids = itertools.count()
@@ -271,12 +271,12 @@ class InProcess:
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
         """Nothing: the jobs run on the search's own solver, which Search.ready warms."""
 
-    def _thread_solver(self) -> Solver:
+    def _thread_solver(self) -> NodeSolver:
         """The solver of the calling worker thread (the caller's when it is the only one)."""
         solver = getattr(self._mine, "solver", None)
         if solver is None:
             key = self.solver.key
-            solver = self.solver if self.workers == 1 else Solver(
+            solver = self.solver if self.workers == 1 else NodeSolver(
                 self.solver.game, key.guesses, key.opts, key.table_bits, key.counting)
             with self._lock:
                 self._solvers.append(solver)
@@ -291,7 +291,7 @@ class InProcess:
         future = self._threads.submit(self._run, job_id, fn, args)
         return self._done.attach(Job(job_id, future))
 
-    def _every_solver(self) -> list[Solver]:
+    def _every_solver(self) -> list[NodeSolver]:
         with self._lock:
             return list(self._solvers) or [self.solver]
 
@@ -314,7 +314,7 @@ class Dask:
     the time limit (``deadline``, a time.monotonic() value): should the limit pass first, the
     search's first job raises TimeoutError and the search stops with what it has."""
 
-    def __init__(self, solver: Solver, workers: int | None = None, address: str | None = None,
+    def __init__(self, solver: NodeSolver, workers: int | None = None, address: str | None = None,
                  deadline: float | None = None):
         self.solver = solver
         self.key: SolverKey = solver.key

@@ -13,12 +13,12 @@ import numpy as np
 
 from ..kernels.bundles import DCAP
 from ..tree import Node
-from .solver import KERNELS, Solver
+from .solver import KERNELS, NodeSolver
 
 STOPPED = "stopped"  # the result of a job cancelled while it ran
 
 
-def run_job(solver: Solver, job_id, fn, args):
+def run_job(solver: NodeSolver, job_id, fn, args):
     """Run ``fn(solver, *args)`` as job ``job_id``, so that ``solver.cancel`` can stop it."""
     solver.start(job_id)
     try:
@@ -28,14 +28,14 @@ def run_job(solver: Solver, job_id, fn, args):
     return STOPPED if stopped else value
 
 
-def _counted(solver: Solver, work):
+def _counted(solver: NodeSolver, work):
     """(what ``work()`` returns, nodes it searched, its CPU seconds)."""
     nodes, clock = solver.nodes, time.process_time()
     value = work()
     return value, solver.nodes - nodes, time.process_time() - clock
 
 
-def height_part(solver: Solver, cands: np.ndarray, depth: int, path: list[int]):
+def height_part(solver: NodeSolver, cands: np.ndarray, depth: int, path: list[int]):
     """(a tree solving the part within ``depth`` guesses or None, nodes, CPU seconds)."""
 
     def work():
@@ -45,7 +45,7 @@ def height_part(solver: Solver, cands: np.ndarray, depth: int, path: list[int]):
     return _counted(solver, work)
 
 
-def height_guesses(solver: Solver, cands: np.ndarray, guesses: list[int], depth: int,
+def height_guesses(solver: NodeSolver, cands: np.ndarray, guesses: list[int], depth: int,
                    branching: int, path: list[int]):
     """(a tree solving the part within ``depth`` guesses that opens with one of ``guesses`` or
     None, nodes, CPU seconds): a slice of the node's guesses, in the kernel's order."""
@@ -61,7 +61,7 @@ def height_guesses(solver: Solver, cands: np.ndarray, guesses: list[int], depth:
     return _counted(solver, work)
 
 
-def total_part(solver: Solver, cands: np.ndarray, depth: int, beta: int, path: list[int],
+def total_part(solver: NodeSolver, cands: np.ndarray, depth: int, beta: int, path: list[int],
                cost: str = "total"):
     """((least cost of the part within ``depth`` if below ``beta``, else a lower bound), its
     tree or None, nodes, CPU seconds); the cost as in bundles.COSTS."""
@@ -76,7 +76,7 @@ def total_part(solver: Solver, cands: np.ndarray, depth: int, beta: int, path: l
     return value, tree, nodes, seconds
 
 
-def total_guess(solver: Solver, cands: np.ndarray, guess: int, depth: int, beta: int,
+def total_guess(solver: NodeSolver, cands: np.ndarray, guess: int, depth: int, beta: int,
                 branching: int, path: list[int], cost: str = "total"):
     """total_part for trees of the part that open with ``guess``: one of a large part's guesses
     searched on its own (``branching``: the part's, as the kernel measured it)."""
@@ -94,7 +94,7 @@ def total_guess(solver: Solver, cands: np.ndarray, guess: int, depth: int, beta:
     return value, tree, nodes, seconds
 
 
-def class_bound(solver: Solver, guess: int, parts: list[np.ndarray], depth: int, levels: int,
+def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: int, levels: int,
                 beta: int, cost: str = "total"):
     """(a lower bound on the least cost of trees opening with ``guess`` within ``depth``: the
     guess once for every secret plus each part's lookahead bound ``levels`` deep, or some value
@@ -116,7 +116,7 @@ def class_bound(solver: Solver, guess: int, parts: list[np.ndarray], depth: int,
     return _counted(solver, work)
 
 
-def warm_up(solver: Solver, kernels: tuple[str, ...] = KERNELS) -> int:
+def warm_up(solver: NodeSolver, kernels: tuple[str, ...] = KERNELS) -> int:
     """Load the kernels and the game before the first real job (its time is set-up, not search);
     returns the worker's process id."""
     import os

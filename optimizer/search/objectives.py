@@ -17,7 +17,7 @@ from .engine import engine_plan, open_engine
 from .height import HeightSearch
 from .rollout import improve
 from .root import STOPPED_EARLY, Outcome
-from .solver import KERNELS, Solver
+from .solver import KERNELS, NodeSolver
 from .strategies import STRATEGIES, grow_tree
 from .total import TotalSearch
 
@@ -79,7 +79,7 @@ class Search:
     def __init__(self, game: Game, guesses: str = "any", *, workers: int | None = None,
                  scheduler: str | None = None, deadline: float | None = None,
                  progress: bool = True, checkpoint: str | None = None,
-                 solver: Solver | None = None, lookahead: int = 0, improve: float = 0):
+                 solver: NodeSolver | None = None, lookahead: int = 0, improve: float = 0):
         if lookahead < 0:
             raise ValueError("--lookahead must be 0 or more levels")
         if improve < 0:
@@ -91,7 +91,7 @@ class Search:
         self.checkpoint = Checkpoint(checkpoint, game, guesses) if checkpoint else None
         if self.checkpoint is not None:
             self.checkpoint.check()
-        self.solver = solver or Solver(game, guesses)
+        self.solver = solver or NodeSolver(game, guesses)
         self.engine = open_engine(self.solver, workers, scheduler, deadline)
         self._ready: set[str] = set()
         # Facts taken from the checkpoint without checking them, summed over every search of

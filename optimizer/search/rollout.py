@@ -28,7 +28,7 @@ from tqdm import tqdm
 from ..kernels.bundles import INF
 from ..kernels.heuristics import ENTROPY, MINIMAX, best_guesses, choose_guess, greedy_total
 from ..tree import Node, Tree, replay
-from .solver import Solver
+from .solver import NodeSolver
 
 # (levels, width) of successive rounds
 ROUNDS = ((1, 4), (2, 8), (3, 12), (4, 16), (5, 24), (6, 32), (8, 48))
@@ -38,7 +38,7 @@ EXACT_BELOW = 12
 class Rollout:
     """Rollout trees of one solver's game and guess mode."""
 
-    def __init__(self, solver: Solver, exact_below: int = EXACT_BELOW, rule: int = ENTROPY):
+    def __init__(self, solver: NodeSolver, exact_below: int = EXACT_BELOW, rule: int = ENTROPY):
         self.solver, self.game = solver, solver.game
         self.matrix, self.transposed, self.win, self.n_answers = self.game.answer_matrices()
         self.every = solver.all_codes
@@ -111,7 +111,7 @@ class Rollout:
         return total
 
 
-def improve(solver: Solver, upper: int | None, incumbent: Node | None, depth: int,
+def improve(solver: NodeSolver, upper: int | None, incumbent: Node | None, depth: int,
             seconds: float, bound: int, progress: bool = True) -> tuple[int | None, Node | None]:
     """(total, root) of the best of ``incumbent`` and the rollout trees of successive rounds
     within ``depth``, for about ``seconds``: the upper bound the exact search starts from.

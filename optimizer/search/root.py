@@ -12,7 +12,7 @@ import numpy as np
 
 from ..games.base import tells_nothing
 from ..tree import Node
-from .solver import Solver
+from .solver import NodeSolver
 
 STOPPED_EARLY = "stopped before the search finished"
 
@@ -42,7 +42,7 @@ class Outcome:
         return out
 
 
-def root_classes(s: Solver) -> list[tuple[int, dict[int, np.ndarray]]]:
+def root_classes(s: NodeSolver) -> list[tuple[int, dict[int, np.ndarray]]]:
     """The first guesses of a whole-game search, one per symmetry class, with their parts
     (guesses that tell nothing dropped)."""
     root = s.root()
@@ -65,7 +65,7 @@ class RootSearch:
     chunk = 16  # guesses per job of a split part (height), at the least
     slices_per_worker = 8  # a split part's guesses make about this many jobs per worker
 
-    def __init__(self, solver: Solver, engine, deadline: float | None = None,
+    def __init__(self, solver: NodeSolver, engine, deadline: float | None = None,
                  progress: bool = True, checkpoint=None):
         self.solver = solver
         self.engine = engine

@@ -62,14 +62,14 @@ class SolverKey:
     table_bits: int | None = None  # kernels.table.table_bits of the game when None
     counting: bool = True  # counting bounds (off only in tests)
 
-    def build(self) -> Solver:
+    def build(self) -> NodeSolver:
         from ..games import parse_game
 
-        return Solver(parse_game(self.game), self.guesses, self.opts, self.table_bits,
+        return NodeSolver(parse_game(self.game), self.guesses, self.opts, self.table_bits,
                       self.counting)
 
 
-class Solver:
+class NodeSolver:
     """``opts`` switches pruning rules and ``counting`` the counting bounds (tests compare each
     with the plain search)."""
 
