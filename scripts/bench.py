@@ -115,13 +115,14 @@ with Search(game, "any", workers=2, progress=False) as search:
     root = driver._height_at(classes, 5, tqdm(disable=True), Outcome(0, None, False, 0))
     print(time.perf_counter() - start, root is None)
 """
+# The same for revisions of the pool era (their own API and names: not to be renamed).
 CLASSES_POOL = """
 import sys, time
 from tqdm import tqdm
 from optimizer.games import parse_game
 from optimizer.search.driver import Driver, height_order
-from optimizer.search.exact import NodeSolver
-driver = Driver(NodeSolver(parse_game("battleship"), "any"), workers=2, progress=False)
+from optimizer.search.exact import Solver
+driver = Driver(Solver(parse_game("battleship"), "any"), workers=2, progress=False)
 driver.screen_from = 10**9
 classes = height_order(driver.root_classes())[:int(sys.argv[1])]
 start = time.perf_counter()

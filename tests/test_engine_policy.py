@@ -68,6 +68,20 @@ def test_a_large_game_is_split_over_one_thread_per_core(two_cores):
     assert isinstance(open_engine(solver, workers=1), InProcess)
 
 
+@pytest.mark.parametrize("spec,threads", [("battleship", 2), ("battleship:4x6x2", 1)])
+def test_many_large_classes_are_split_over_the_threads(spec, threads, two_cores):
+    """Battleship 4x8x3's 1240 first-guess classes keep two threads busy although some leave
+    parts under PARALLEL_PART (on one thread its height search took 1.8 times as long); its
+    small boards, 78 classes of small parts, stay on one."""
+    solver = NodeSolver(parse_game(spec), "any", table_bits=10)
+    assert smallest_largest_part(solver) < engine_module.PARALLEL_PART
+    engine = open_engine(solver)
+    try:
+        assert isinstance(engine, InProcess) and engine.workers == threads
+    finally:
+        engine.close()
+
+
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
                                        ("moo:3,4,5", "any")])
 def test_threads_find_the_optima_of_one_thread(spec, mode, two_cores, monkeypatch):

@@ -47,6 +47,10 @@ from .solver import KERNELS, NodeSolver, SolverKey
 # Mastermind 4x7, largest parts 582 or more, 3.5 s of CPU alone against 5.2 s split over two
 # threads; Bulls and Cows 4 of 9, 840: 1.2 s of search alone against 0.8 s on two).
 PARALLEL_PART = 800
+# ... or when there are at least MANY_CLASSES first-guess classes whose largest parts hold
+# PARALLEL_WORK codes in all: jobs enough for every thread (no game below Battleship 4x8x3's
+# size has both; its smaller boards, 78 classes and 6674 codes at most, stay on one thread).
+MANY_CLASSES, PARALLEL_WORK = 64, 100_000
 SCHEDULER_ENV = "MOO_SCHEDULER"
 # Schemes of the addresses Dask's clients reach over TCP (a port on a host).
 SCHEMES = ("tcp", "tls", "ws", "wss")
@@ -144,13 +148,19 @@ def open_engine(solver: NodeSolver, workers: int | None = None, scheduler: str |
 def parallel_pays(solver: NodeSolver) -> bool:
     """Whether a search of the whole game is worth splitting over several threads: every
     first-guess class leaves a part of PARALLEL_PART codes or more (the least of the largest
-    parts bounds what the best class alone costs). A few milliseconds: one symmetry pass over
-    the codes and the parts of the few classes."""
+    parts bounds what the best class alone costs), or there are so many classes, with so much
+    in their largest parts, that they keep every thread busy (Battleship 4x8x3: 1240 classes,
+    1.2 million codes in their largest parts; 3 classes refuted at height 5 in 11.1-11.3 s on
+    one thread against 6.4-6.8 s on two). A few milliseconds: one symmetry pass over the codes
+    and the parts of the classes."""
     from .root import root_classes
 
     largest = [max((len(p) for p in parts.values()), default=0)
                for _, parts in root_classes(solver)]
-    return bool(largest) and min(largest) >= PARALLEL_PART
+    if not largest:
+        return False
+    many = len(largest) >= MANY_CLASSES and sum(largest) >= PARALLEL_WORK
+    return min(largest) >= PARALLEL_PART or many
 
 
 def engine_plan(game: Game, workers: int | None = None,
