@@ -23,7 +23,7 @@ from typing import Protocol
 
 from .games import Game, GameError
 from .games.reply import read_reply
-from .tree import Node, Tree, TreeError, printable, read_tree
+from .tree import Node, Tree, TreeError, printable, read_tree, repeated_guess
 
 # Session.status
 PLAYING = "playing"
@@ -94,32 +94,6 @@ class RandomConsistent:
 
     def advance(self, reply: int) -> bool:
         return True
-
-
-def repeated_guess(tree: Tree) -> str | None:
-    """Where the tree makes a guess again that a node above it made, or None. Such a guess
-    never wins (the earlier one did not) and tells nothing (it gets the same feedback again), so
-    a chain of them is a game that makes no progress (issue 28: a file repeating one guess
-    hundreds deep). Without repeats a path holds at most one node per code, so every game ends.
-    One pass over the nodes: 2-5 ms for the committed 5040- and 10000-code trees, a fifth of
-    reading them."""
-    game = tree.game
-    stack = [(tree.root, 0, -1)]  # (node, depth, feedback that leads to it)
-    guesses: list[int] = []  # the guesses on the path to the node, and the feedback to each
-    feedback: list[int] = []
-    while stack:
-        node, depth, fid = stack.pop()
-        del guesses[depth:], feedback[depth:]
-        if node.guess in guesses:
-            steps = feedback[1:] + [fid]
-            place = "root" + "".join(f".next[{game.format_feedback(f)!r}]" for f in steps)
-            return (f"{place}: guesses {game.format_code(node.guess)} again, as a node above it "
-                    "did: a repeated guess tells nothing, so a game on this path would make no "
-                    "progress (a defective tree file)")
-        guesses.append(node.guess)
-        feedback.append(fid)
-        stack.extend([(child, depth + 1, f) for f, child in node.next.items()])
-    return None
 
 
 # --- the API -------------------------------------------------------------------------------

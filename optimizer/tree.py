@@ -475,13 +475,12 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
     game = tree.game
     defects: list[str] = []
     histogram: dict[int, int] = {}
-    # (node, secrets that reach it, depth, place, the guesses above it)
-    stack = [(tree.root, list(range(game.n_codes)), 1, "root", frozenset())]
+    # (node, secrets that reach it, depth, place)
+    stack = [(tree.root, list(range(game.n_codes)), 1, "root")]
     while stack and len(defects) < max_defects:
-        node, secrets, depth, place, above = stack.pop()
-        if node.guess in above:  # it did not win above and gets the same feedback: no progress
-            defects.append(f"{place}: guesses {game.format_code(node.guess)} again, as a node "
-                           "above it did (a repeated guess tells nothing)")
+        node, secrets, depth, place = stack.pop()
+        if depth > game.n_codes:
+            defects.append(f"{place}: deeper than the number of codes (a loop of useless guesses)")
             continue
         if tree.guesses == "consistent" and node.guess not in secrets:
             defects.append(
@@ -503,7 +502,7 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
                     f"{game.format_code(part[0])} give this feedback"
                 )
                 continue
-            stack.append((child, part, depth + 1, label, above | {node.guess}))
+            stack.append((child, part, depth + 1, label))
         for fid in node.next:
             if fid not in parts:
                 defects.append(
@@ -527,9 +526,38 @@ def verify(tree: Tree) -> Replay:
     """Replay, then hold every claim the file makes against what the replay shows: the stats,
     and the lower bound and optimality claims (a claim that contradicts the tree is a defect)."""
     result = replay(tree)
-    if not result.defects:
+    repeated = repeated_guess(tree)
+    if repeated is not None:  # the cause: what the replay finds on that path follows from it
+        result.defects = [repeated]
+    elif not result.defects:
         result.defects += _stats_defects(tree, result) + _claim_defects(tree, result)
     return result
+
+
+def repeated_guess(tree: Tree) -> str | None:
+    """Where the tree makes a guess again that a node above it made, or None. Such a guess
+    never wins (the earlier one did not) and tells nothing (it gets the same feedback again), so
+    a chain of them is a game that makes no progress (issue 28: a file repeating one guess
+    hundreds deep). Without repeats a path holds at most one node per code, so every game ends.
+    One pass over the nodes: 2-5 ms for the committed 5040- and 10000-code trees, a fifth of
+    reading them."""
+    game = tree.game
+    stack = [(tree.root, 0, -1)]  # (node, depth, feedback that leads to it)
+    guesses: list[int] = []  # the guesses on the path to the node, and the feedback to each
+    feedback: list[int] = []
+    while stack:
+        node, depth, fid = stack.pop()
+        del guesses[depth:], feedback[depth:]
+        if node.guess in guesses:
+            steps = feedback[1:] + [fid]
+            place = "root" + "".join(f".next[{game.format_feedback(f)!r}]" for f in steps)
+            return (f"{place}: guesses {game.format_code(node.guess)} again, as a node above it "
+                    "did: a repeated guess tells nothing, so a game on this path would make no "
+                    "progress (a defective tree file)")
+        guesses.append(node.guess)
+        feedback.append(fid)
+        stack.extend([(child, depth + 1, f) for f, child in node.next.items()])
+    return None
 
 
 def _stats_defects(tree: Tree, result: Replay) -> list[str]:
@@ -668,7 +696,8 @@ def proof(tree: Tree, result: Replay | None = None) -> str:
     if not tree.optimal:
         return NOT_PROVEN
     result = result if result is not None else replay(tree)
-    if result.defects or _stats_defects(tree, result) or _claim_defects(tree, result):
+    if (result.defects or repeated_guess(tree) is not None or _stats_defects(tree, result)
+            or _claim_defects(tree, result)):
         return NOT_PROVEN
     return resting(PROVEN, checkpoint_facts(tree))
 

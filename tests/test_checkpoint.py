@@ -111,10 +111,8 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
     from the file, not from its own search, and the tree's meta records it."""
     game = parse_game("battleship:3x4x2")
     path = tmp_path / "cp.json"
-    from optimizer.search.solver import root_classes
-
     log = Checkpoint(path, game, "consistent")
-    for guess in root_classes(game):
+    for guess in game.first_guesses():
         log.record_refuted(int(guess), 4, 0, 0.0)
     out = tmp_path / "tree.json"
     status = moo(["prove", "battleship:3x4x2", "--guesses", "consistent", "--height", "5",

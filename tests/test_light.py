@@ -56,7 +56,7 @@ SMALL = ("mastermind:3x4", "bulls-cows:3x5", "moo:3,4,5", "moo:4,4,5,6", "battle
 def test_info_prints_what_the_matrix_and_the_kernels_give(spec, capsys):
     """The numbers ``moo info`` prints, computed without the matrix, equal the old way's: the
     distinct values of the whole feedback matrix and the kernel's root classes."""
-    from optimizer.search.solver import root_classes
+    from optimizer.search.solver import NodeSolver
 
     assert main(["info", spec]) == 0
     lines = dict(line.split(":", 1) for line in capsys.readouterr().out.splitlines())
@@ -64,7 +64,8 @@ def test_info_prints_what_the_matrix_and_the_kernels_give(spec, capsys):
     values = np.unique(game.feedback_matrix())
     assert lines["feedback classes"].strip() == (
         f"{len(values)}: " + ", ".join(game.format_feedback(int(v)) for v in values))
-    classes = root_classes(game)
+    kernel = NodeSolver(game, "any", table_bits=10)
+    classes = kernel.representatives(kernel.root(), [])  # the kernel's one guess per orbit
     assert int(lines["first-guess classes"]) == len(classes)
     assert np.array_equal(game.first_guesses(), classes)  # the very codes, not just how many
     assert lines["codes"].strip().startswith(f"{game.n_codes} (")

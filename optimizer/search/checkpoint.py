@@ -45,6 +45,7 @@ from ..tree import (
     TreeError,
     _node_from_json,
     _node_to_json,
+    _target,
     printable,
     read_file,
     replay,
@@ -523,7 +524,7 @@ def _locked(path: Path) -> Iterator[None]:
     """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
     write replaces (links followed). Its holder removes it on release; a waiter that then holds
     the lock of a removed file tries again with the current one."""
-    target = Path(os.path.realpath(path))
+    target = _target(path)
     lock = target.parent / f".{target.name}.lock"
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)

@@ -331,10 +331,3 @@ def _memo(orbits: Orbits) -> tuple[np.ndarray, ...]:
             np.zeros((MASK_DEPTH, perms, width), dtype=np.int8),
             np.zeros((MASK_DEPTH, perms, symbols), dtype=np.int16),
             np.zeros((MASK_DEPTH, symbols), dtype=np.bool_))
-
-
-def root_classes(game: Game) -> np.ndarray:
-    """One code per class of equivalent first guesses (``moo info``)."""
-    codes = np.arange(game.n_codes, dtype=np.int32)
-    path = np.zeros(1, dtype=np.int32)
-    return codes[representative_mask(_orbits(game), codes, path, 0)]
