@@ -168,8 +168,10 @@ def side_by_side(rev: str, classes: int, rounds: int, long: bool, this: str | No
               [python, "-c", _classes_script(mine), str(classes)],
               [python, "-c", _classes_script(other), str(classes)], True)]
     if long:
+        # a scratch file: moo refuses to write over /dev/null (outputs are regular files)
+        scratch = os.path.join(tempfile.gettempdir(), f"moo-bench-{os.getpid()}.json")
         build = [python, "-m", "optimizer", "build", "bulls-cows", "--objective", "total",
-                 "-o", os.devnull]
+                 "-o", scratch]
         cases.append(("moo build bulls-cows --objective total (whole command)", build, build,
                       False))
     for label, ours, theirs, inner in cases:
