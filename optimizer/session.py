@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .formats.tree_file import read_tree
 from .games import Game, GameError
 from .games.reply import read_reply
-from .tree import Node, Tree, TreeError, printable, read_tree, repeated_guess
+from .tree import Node, Tree, TreeError, printable, repeated_guess
 
 # Session.status
 PLAYING = "playing"

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from optimizer.command import FINISHED, STOPPED
-from optimizer.page import write_pages
-from optimizer.tree import tree_filename
+from optimizer.cli.page import write_pages
+from optimizer.cli.status import Exit
+from optimizer.formats.tree_file import tree_filename
 
 # (game, objective, guesses, time limit in seconds)
 JOBS = [
@@ -120,8 +120,8 @@ def main() -> int:
             build += ["--checkpoint", str(folder / checkpoint)]
         build += OPTIONS.get((game, objective, guesses), [])
         status = subprocess.call(build)
-        stopped = status == STOPPED  # the time limit came first: the best tree was written
-        if status in (FINISHED, STOPPED):
+        stopped = status == Exit.STOPPED  # the time limit came first: the best tree was written
+        if status in (Exit.FINISHED, Exit.STOPPED):
             status = subprocess.call([sys.executable, "-m", "optimizer", "verify", str(path)])
         verdict = "FAILED" if status else "ok, stopped by its time limit" if stopped else "ok"
         tqdm.write(f"{path}: {verdict} "

@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from optimizer.compare import compare, gaps, plot_png, summary, table
+from optimizer.cli.compare import compare, gaps, plot_png, summary, table
+from optimizer.formats.files import write_atomic
 from optimizer.games import DEFAULT_GAMES, parse_game
-from optimizer.tree import write_atomic
 
 PLOT_GAME = "bulls-cows:4x10"
 PLOT_FILE = "bulls-cows.png"

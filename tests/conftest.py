@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from optimizer.formats.tree_file import write_tree
 from optimizer.games import parse_game
-from optimizer.tree import Node, Tree, write_tree
+from optimizer.tree import Node, Tree
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,11 +15,13 @@ import pytest
 from oracle import plain_values
 
 from optimizer.cli import main as moo
+from optimizer.cli.prove import prove_height
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.formats.checkpoint_io import CheckpointError
+from optimizer.formats.tree_file import read_tree
 from optimizer.games import parse_game
-from optimizer.prove import prove_height
-from optimizer.search.checkpoint import Checkpoint, CheckpointError
 from optimizer.search.objectives import build_exact
-from optimizer.tree import read_tree, replay
+from optimizer.tree import replay
 
 SPEC = "battleship:2x4x2"  # optimum 5: many first-guess classes are refuted at height 4
 TOTAL_SPEC = "mastermind:3x3"

@@ -16,11 +16,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from optimizer import cli
+from optimizer.cli import app as cli
+from optimizer.cli.protocol import MAX_LINE, serve
+from optimizer.formats.tree_file import read_tree, tree_from_json
 from optimizer.games import GameError, parse_game
-from optimizer.protocol import MAX_LINE, serve
 from optimizer.session import Solver
-from optimizer.tree import TreeError, read_tree, tree_from_json, verify
+from optimizer.tree import TreeError, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 MM_TREE = ROOT / "trees" / "mastermind-4x6.total.any.json"
@@ -326,7 +327,7 @@ def test_a_false_fact_is_said_and_corrected(tmp_path, capsys):
     """A class claimed to cost exactly 545 (it costs 539) and claimed refuted within 5 guesses
     (a tree of height 5 opens with it): the run says each, naming the file, and the file holds
     what the run proved."""
-    from optimizer.prove import prove_deepest
+    from optimizer.cli.prove import prove_deepest
 
     path = tmp_path / "false.json"
     classes = {"0001": {"exact": 695}, "0011": {"exact": 608}, "0012": {"exact": 545},
@@ -351,7 +352,7 @@ def test_a_false_fact_is_said_and_corrected(tmp_path, capsys):
 
 def test_a_bound_above_the_value_found_is_corrected(tmp_path, capsys):
     """The Checkpoint itself: 'at least 7000' for a class this run solves at 6080."""
-    from optimizer.search.checkpoint import Checkpoint
+    from optimizer.formats.checkpoint import Checkpoint
 
     game = parse_game("mastermind:4x6")
     path = tmp_path / "bound.json"

@@ -246,7 +246,7 @@ def test_a_signal_ends_the_run_with_the_best_tree(tmp_path, sig):
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, err.decode()[-2000:]
     assert b"stopped early" in out and b"Traceback" not in err
-    from optimizer.tree import read_tree
+    from optimizer.formats.tree_file import read_tree
 
     tree = read_tree(tmp_path / "tree.json")
     assert tree.optimal is False and tree.meta["stopped"] is True

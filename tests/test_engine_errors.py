@@ -267,7 +267,7 @@ def test_whole_numbers_are_ascii_digits(option, text, capsys, tmp_path):
 
 
 def test_whole_numbers_in_digits_are_taken():
-    from optimizer.cli import _parser
+    from optimizer.cli.app import _parser
 
     args = _parser().parse_args(["prove", "moo", "--height", "07", "--deepest", "12",
                                  "--workers", "3"])

@@ -19,22 +19,15 @@ from pathlib import Path
 import orjson
 import pytest
 
-import optimizer.search.checkpoint as checkpoint_module
-from optimizer import tree as tree_module
+import optimizer.formats.checkpoint as checkpoint_module
+import optimizer.formats.files as files_module
 from optimizer.cli import main
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.formats.checkpoint_io import CheckpointError, locked
+from optimizer.formats.files import MAX_FILE_BYTES, OutputError, check_output, read_file
+from optimizer.formats.tree_file import TreeFileError, read_tree, write_tree
 from optimizer.games import parse_game
-from optimizer.search.checkpoint import Checkpoint, CheckpointError
-from optimizer.tree import (
-    MAX_FILE_BYTES,
-    OutputError,
-    Tree,
-    TreeFileError,
-    check_output,
-    read_file,
-    read_tree,
-    replay,
-    write_tree,
-)
+from optimizer.tree import Tree, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "mastermind:2x3"  # 9 codes
@@ -70,18 +63,13 @@ def tree_file(tmp_path, minimax_tree) -> Path:
 @pytest.fixture
 def no_work(monkeypatch):
     """Every command's work replaced by a failure: what is refused is refused before it."""
-    import optimizer.checkpoints
-    import optimizer.cli
-    import optimizer.compare
-    import optimizer.page
-    import optimizer.prove
+    from optimizer.cli import build, checkpoints, compare, page, prove
 
     def work(args):
         raise AssertionError("the command started its work")
 
-    for module in (optimizer.compare, optimizer.prove, optimizer.page, optimizer.checkpoints):
+    for module in (build, compare, prove, page, checkpoints):
         monkeypatch.setattr(module, "run", work)
-    monkeypatch.setattr(optimizer.cli, "cmd_build", work)
 
 
 def leftovers(*folders: Path) -> list[str]:
@@ -142,7 +130,7 @@ def test_dev_null_is_refused_before_any_probe(monkeypatch):
     def refused(*args, **kwargs):
         raise AssertionError("a file was about to be created")
 
-    monkeypatch.setattr(tree_module, "_temporary", refused)
+    monkeypatch.setattr(files_module, "_temporary", refused)
     monkeypatch.setattr("tempfile.mkstemp", refused)
     with pytest.raises(OutputError, match="/dev/null: is a character device, not a regular"):
         check_output("/dev/null")
@@ -283,7 +271,7 @@ def test_page_onto_its_own_tree_keeps_the_tree(capsys, tree_file):
 
 def test_the_checkpoint_is_its_own_input(tmp_path):
     """--checkpoint is read and extended by one run: alone it is not refused."""
-    from optimizer.cli import _parser, check_files
+    from optimizer.cli.app import _parser, check_files
 
     args = _parser().parse_args(
         ["build", SPEC, "--objective", "height", "--checkpoint", str(tmp_path / "c.json"),
@@ -368,7 +356,7 @@ def test_a_save_waits_for_the_lock(tmp_path):
     game = parse_game(SPEC)
     path = tmp_path / "c.json"
     log = Checkpoint(path, game, "any")
-    with checkpoint_module._locked(path):
+    with locked(path):
         writer = threading.Thread(target=log.record_refuted, args=(0, 2, 1, 0.0))
         writer.start()
         time.sleep(0.3)
@@ -381,7 +369,7 @@ RUN_ON_CHECKPOINT = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from optimizer.games import parse_game
-    from optimizer.search.checkpoint import Checkpoint
+    from optimizer.formats.checkpoint import Checkpoint
     path, cost = sys.argv[1], sys.argv[2]
     game = parse_game("mastermind:3x4")
     log = Checkpoint(path, game, "any")
@@ -418,7 +406,7 @@ READ_SPECIAL = textwrap.dedent("""
     import os, resource, socket, sys
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a runaway read fails fast
     from optimizer.cli import main
-    from optimizer.compare import stored_rows
+    from optimizer.cli.compare import stored_rows
     from optimizer.games import parse_game
     folder = sys.argv[1]
     os.mkfifo(f"{folder}/fifo.json")
@@ -462,10 +450,10 @@ def test_readers_bound_the_size(monkeypatch, tmp_path, tree_file):
     with pytest.raises(CheckpointError, match=r"more than the 268,435,456 \(256 MB\)"):
         Checkpoint.read(big)
     size = tree_file.stat().st_size
-    monkeypatch.setattr(tree_module, "MAX_FILE_BYTES", size - 1)
+    monkeypatch.setattr(files_module, "MAX_FILE_BYTES", size - 1)
     with pytest.raises(TreeFileError, match=rf"has {size:,} bytes, more than the {size - 1:,} "):
         read_tree(tree_file)
-    monkeypatch.setattr(tree_module, "MAX_FILE_BYTES", size)
+    monkeypatch.setattr(files_module, "MAX_FILE_BYTES", size)
     assert read_tree(tree_file).objective == "minimax"
     assert read_file(tree_file) == tree_file.read_bytes()
 

@@ -16,9 +16,11 @@ from conftest import build_minimax
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from optimizer.formats.strict_json import loads
+from optimizer.formats.tree_file import tree_from_json, tree_to_json
 from optimizer.games import GameError, parse_game
 from optimizer.games.reply import TAGS, WIN_WORDS, read_reply
-from optimizer.tree import Tree, TreeError, loads, tree_from_json, verify
+from optimizer.tree import Tree, TreeError, verify
 
 FUZZ = settings(max_examples=300, deadline=None, database=None,
                 derandomize=os.environ.get("CI") == "true",
@@ -30,8 +32,8 @@ GAMES = {spec: parse_game(spec) for spec in ("bulls-cows", "mastermind:4x6", "mo
 FEEDBACK = {spec: sorted({game.feedback(g, s) for g in (0, game.n_codes // 2, game.n_codes - 1)
                           for s in range(game.n_codes)}) for spec, game in GAMES.items()}
 BASE_GAME = GAMES["mastermind:2x3"]
-BASE = Tree(BASE_GAME, build_minimax(BASE_GAME), objective="total", guesses="any",
-            lower_bound=21).to_json()
+BASE = tree_to_json(Tree(BASE_GAME, build_minimax(BASE_GAME), objective="total", guesses="any",
+                         lower_bound=21))
 BASE_RAW = orjson.dumps(BASE)
 KNOWN = ("format", "version", "game", "objective", "guesses", "optimal", "lower_bound", "stats",
          "meta", "root")
@@ -116,7 +118,7 @@ def test_no_tree_file_gives_a_traceback_or_a_wrong_acceptance(raw):
     data = orjson.loads(raw) if raw.isascii() else loads(raw)
     expected = {k: data[k] for k in KNOWN if k in data and data[k] not in ({}, None)}
     expected["game"] = tree.game.spec  # aliases and case are spellings of the same spec
-    written = orjson.loads(orjson.dumps(tree.to_json()))
+    written = orjson.loads(orjson.dumps(tree_to_json(tree)))
     assert written == expected
 
 

@@ -295,7 +295,7 @@ def test_impossible_specs(spec, fragment):
 
 def test_a_bad_game_is_bad_input_in_one_line(capsys):
     """GameError reaches the command line as bad input (status 2, one line), not a traceback."""
-    from optimizer import cli
+    from optimizer.cli import app as cli
 
     assert cli.main(["info", "mastermind:0x6"]) == 2
     err = capsys.readouterr().err

@@ -14,8 +14,9 @@ import pytest
 from helpers import HalfWriter
 
 from optimizer.cli import main
+from optimizer.formats.tree_file import read_tree, write_tree
 from optimizer.games import parse_game
-from optimizer.tree import Tree, TreeError, read_tree, write_tree
+from optimizer.tree import Tree, TreeError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,16 +90,13 @@ COMMANDS = {
 ])
 def test_output_paths_are_checked_before_any_work(monkeypatch, capsys, tmp_path, command, place,
                                                   message):
-    import optimizer.cli
-    import optimizer.compare
-    import optimizer.prove
+    from optimizer.cli import build, compare, prove
 
     def work(args):
         raise AssertionError("the command started its work")
 
-    for module in (optimizer.compare, optimizer.prove):
+    for module in (build, compare, prove):
         monkeypatch.setattr(module, "run", work)
-    monkeypatch.setattr(optimizer.cli, "cmd_build", work)
     target = {"folder": tmp_path, "missing": tmp_path / "no" / "such" / "x.json",
               "unwritable": _unwritable_folder(tmp_path) / "x.json"}[place]
     argv = [a.replace("{}", str(target)).replace("{tmp}", str(tmp_path))
@@ -404,7 +402,7 @@ def test_bounds_are_named_by_what_they_bound(objective, lower_bound, meta, note)
 
 
 def test_the_report_gives_each_gap_against_its_own_bound(mm_file):
-    from optimizer.compare import gaps, row_of
+    from optimizer.cli.compare import gaps, row_of
 
     data = orjson.loads(Path(mm_file).read_bytes())
     data.update(objective="height,total", optimal=False, lower_bound=4)
@@ -416,7 +414,8 @@ def test_the_report_gives_each_gap_against_its_own_bound(mm_file):
 
 
 def read_tree_bytes(raw: bytes) -> Tree:
-    from optimizer.tree import loads, tree_from_json
+    from optimizer.formats.strict_json import loads
+    from optimizer.formats.tree_file import tree_from_json
 
     return tree_from_json(loads(raw))
 
@@ -443,7 +442,7 @@ def test_a_signal_inside_a_gc_callback_is_not_lost():
     import sys
     import time
 
-    from optimizer import cli
+    from optimizer.cli import app as cli
 
     landed = []
 
@@ -472,7 +471,7 @@ def test_a_signal_inside_a_finalizer_is_not_lost():
     import sys
     import time
 
-    from optimizer import cli
+    from optimizer.cli import app as cli
 
     landed = []
 

@@ -18,7 +18,7 @@ import pytest
 from numba import njit
 
 import optimizer.kernels as kernels
-from optimizer import compare
+from optimizer.cli import compare
 from optimizer.games import parse_game
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -94,6 +94,7 @@ def test_battleship_matrix_equals_the_kernel(spec):
 def test_a_built_tree_is_replayed_once_before_it_is_written(tmp_path, monkeypatch, capsys):
     """The search's tree is replayed (and checked) once; the file's figures are that replay's,
     and they are the tree's true figures."""
+    import optimizer.formats.tree_file as tree_file
     import optimizer.search.objectives as objectives
     import optimizer.tree as tree_module
 
@@ -105,11 +106,12 @@ def test_a_built_tree_is_replayed_once_before_it_is_written(tmp_path, monkeypatc
         return real(tree, *args, **kwargs)
 
     monkeypatch.setattr(tree_module, "replay", counted)
+    monkeypatch.setattr(tree_file, "replay", counted)
     monkeypatch.setattr(objectives, "replay", counted)
     out = tmp_path / "t.json"
     assert main(["build", "mastermind:3x4", "--objective", "total", "--quiet",
                  "-o", str(out)]) == 0
-    written = tree_module.read_tree(out)
+    written = tree_file.read_tree(out)
     assert len(calls) == 1
     assert written.stats == real(written).as_json()
     assert "optimal" in capsys.readouterr().out
@@ -118,7 +120,8 @@ def test_a_built_tree_is_replayed_once_before_it_is_written(tmp_path, monkeypatc
 def test_a_defective_replay_is_not_written(tmp_path):
     """A kept replay stands for the tree only when it found no defect: otherwise writing the
     tree replays it anew."""
-    from optimizer.tree import Node, Replay, Tree, read_tree, write_tree
+    from optimizer.formats.tree_file import read_tree, write_tree
+    from optimizer.tree import Node, Replay, Tree
 
     game = parse_game("mastermind:2x2")
     tree = Tree(game, Node(0), "test")

@@ -106,7 +106,7 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
     verify` re-proves every one by the same bound."""
     from argparse import Namespace
 
-    from optimizer.checkpoints import verify
+    from optimizer.cli.checkpoints import verify
     from optimizer.search.objectives import Search
     from optimizer.search.root import Outcome
     from optimizer.search.total import TotalSearch

@@ -14,8 +14,9 @@ import orjson
 import pytest
 from helpers import hostile_tree
 
-from optimizer.page import encode_tree, load_entry, render_index, render_page, write_pages
-from optimizer.tree import read_tree
+from optimizer.cli.page import load_entry, render_index, render_page, write_pages
+from optimizer.cli.page_data import encode_tree
+from optimizer.formats.tree_file import read_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 TREES = ROOT / "trees"
@@ -136,7 +137,7 @@ def committed_trees() -> list[Path]:
         from make_trees import JOBS
     finally:
         sys.path.pop(0)
-    from optimizer.tree import tree_filename
+    from optimizer.formats.tree_file import tree_filename
 
     return [TREES / tree_filename(*job[:3]) for job in JOBS]
 

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from optimizer.cli.page import Entry, load_entry, write_page
+from optimizer.formats.tree_file import write_tree
 from optimizer.games import parse_game
-from optimizer.page import Entry, load_entry, write_page
 from optimizer.session import Session, Solver, TreeGuesser
-from optimizer.tree import Tree, write_tree
+from optimizer.tree import Tree
 
 pytestmark = pytest.mark.browser
 

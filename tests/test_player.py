@@ -16,8 +16,8 @@ import orjson
 import pytest
 
 from optimizer.cli import main
+from optimizer.cli.player import parse_reply
 from optimizer.games import parse_game
-from optimizer.player import parse_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 BC = parse_game("bulls-cows")
@@ -159,7 +159,7 @@ def first_ruled_out_guess(tree) -> tuple[int, int, int, int]:
 
 
 def test_winning_claim_that_cannot_be(monkeypatch, any_tree_file):
-    from optimizer.tree import read_tree
+    from optimizer.formats.tree_file import read_tree
 
     tree = read_tree(any_tree_file)
     game = tree.game

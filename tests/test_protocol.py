@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from optimizer.tree import read_tree, replay
+from optimizer.formats.tree_file import read_tree
+from optimizer.tree import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 BC_TREE = ROOT / "trees" / "bulls-cows-4x10.height.any.json"

@@ -13,11 +13,12 @@ import orjson
 import pytest
 
 from optimizer.cli import main as moo
+from optimizer.cli.page import PageError, facts_html, load_entry, proof_cell
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.formats.tree_file import read_tree, write_tree
 from optimizer.games import parse_game
-from optimizer.page import PageError, facts_html, load_entry, proof_cell
-from optimizer.search.checkpoint import Checkpoint
 from optimizer.session import Solver
-from optimizer.tree import Tree, checkpoint_facts, proof, read_tree, replay, verify, write_tree
+from optimizer.tree import Tree, checkpoint_facts, proof, replay, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "mastermind:3x4"  # least total 206; its entropy tree, 208, is the one a false file keeps
@@ -149,7 +150,7 @@ def test_the_refutation_that_proves_a_height_is_what_is_counted(tmp_path):
     """The least height rests on the refutation of the height below it: its classes taken from
     the file are counted even when the search tried a feasible height last (the bottom, the
     counting bound, refuted first, then down from the top to the least height)."""
-    from optimizer.prove import prove_height
+    from optimizer.cli.prove import prove_height
     from optimizer.search.objectives import Search
 
     spec = "mastermind:3x3"  # least height 4; the counting bound 3 is refuted in 2 classes

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import a_lie
 
+from optimizer.formats.tree_file import read_tree
 from optimizer.games import GameError
 from optimizer.session import (
     CONTRADICTION,
@@ -19,7 +20,7 @@ from optimizer.session import (
     Solver,
     WrongAnswer,
 )
-from optimizer.tree import read_tree, replay
+from optimizer.tree import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "trees" / "mastermind-4x6.total.any.json"

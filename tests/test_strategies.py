@@ -11,12 +11,13 @@ import orjson
 import pytest
 
 from optimizer.cli import main as moo
-from optimizer.compare import compare, table
+from optimizer.cli.compare import compare, table
+from optimizer.formats.tree_file import tree_to_json, write_tree
 from optimizer.games import parse_game
 from optimizer.kernels.heuristics import RULES, choose_guess
 from optimizer.search.build import build_tree
 from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES, grow_tree
-from optimizer.tree import Tree, replay, write_tree
+from optimizer.tree import Tree, replay
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
 
@@ -84,16 +85,16 @@ def test_consistent_heuristics_guess_only_candidates(spec, name):
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_same_request_same_tree(name):
     game = parse_game("mastermind:4x4")
-    first = build_tree(game, strategy=name, guesses="any", seed=7).to_json()
-    again = build_tree(game, strategy=name, guesses="any", seed=7).to_json()
+    first = tree_to_json(build_tree(game, strategy=name, guesses="any", seed=7))
+    again = tree_to_json(build_tree(game, strategy=name, guesses="any", seed=7))
     assert orjson.dumps(first) == orjson.dumps(again)
 
 
 def test_random_consistent_follows_its_seed():
     game = parse_game("mastermind:4x6")
-    trees = [build_tree(game, strategy="random-consistent", seed=s).to_json() for s in (1, 2)]
+    trees = [tree_to_json(build_tree(game, strategy="random-consistent", seed=s)) for s in (1, 2)]
     assert trees[0]["root"] != trees[1]["root"]
-    assert build_tree(game, strategy="random-consistent", seed=2).to_json() == trees[1]
+    assert tree_to_json(build_tree(game, strategy="random-consistent", seed=2)) == trees[1]
 
 
 # --- the kernel against a plain Python reference ------------------------------------------

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 
+from ..formats.checkpoint import Checkpoint
 from ..games import Game
 from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
 from ..tree import Node, Tree, height_and_total, replay
-from .checkpoint import Checkpoint
 from .engine import engine_plan, open_engine
 from .height import HeightSearch
 from .rollout import improve

@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 import time
 
-from .command import CLAIM_FAILS, FINISHED, add_search_options, seed, whole_number
+from .options import add_search_options, seed, whole_number
+from .status import Exit
 
 
 def configure(parser) -> None:
@@ -37,12 +38,12 @@ def sample_size(text: str) -> int:
     return whole_number(text, 1, "claims")
 
 
-def run(args) -> int:
+def run(args) -> Exit:
     return {"show": show, "merge": merge, "verify": verify}[args.action](args)
 
 
-def show(args) -> int:
-    from .search.checkpoint import Checkpoint
+def show(args) -> Exit:
+    from ..formats.checkpoint import Checkpoint
 
     log = Checkpoint.read(args.file)
     game = log.game
@@ -66,11 +67,11 @@ def show(args) -> int:
                   f"{game.format_code(root.guess)}; checked by replay")
     if not heights and not log.totals:
         print("  no facts yet")
-    return FINISHED
+    return Exit.FINISHED
 
 
 def _shown(cost: str, value: int) -> str:
-    from .objective import LAST_FIRST
+    from ..objective import LAST_FIRST
 
     if cost == "deepest":
         deep, total = divmod(value, LAST_FIRST)
@@ -78,8 +79,9 @@ def _shown(cost: str, value: int) -> str:
     return str(value)
 
 
-def merge(args) -> int:
-    from .search.checkpoint import Checkpoint, CheckpointError
+def merge(args) -> Exit:
+    from ..formats.checkpoint import Checkpoint
+    from ..formats.checkpoint_io import CheckpointError
 
     logs = [Checkpoint.read(path) for path in args.files]
     merged = Checkpoint(None, logs[0].game, logs[0].guesses)
@@ -92,17 +94,17 @@ def merge(args) -> int:
     print(f"{args.output}: {len(merged.refuted)} height refutations, "
           f"{sum(len(f.classes) for f in merged.totals.values())} total facts from "
           f"{len(args.files)} files")
-    return FINISHED
+    return Exit.FINISHED
 
 
-def verify(args) -> int:
+def verify(args) -> Exit:
     """Every claim re-proved: a refuted height by searching for a tree of that height opening
     with the guess, a total by the least-total search of the trees opening with it."""
     from tqdm import tqdm
 
-    from .search.checkpoint import Checkpoint
-    from .search.engine import engine_plan
-    from .search.objectives import Search
+    from ..formats.checkpoint import Checkpoint
+    from ..search.engine import engine_plan
+    from ..search.objectives import Search
 
     log = Checkpoint.read(args.file)
     game = log.game
@@ -112,7 +114,7 @@ def verify(args) -> int:
     engine_plan(game, args.workers, args.scheduler)  # bad settings are refused in any case
     if not claims:  # nothing checked is not "every claim holds"
         print(f"{args.file}: no claims to check ({game.spec}, {log.guesses} guesses)")
-        return FINISHED
+        return Exit.FINISHED
     if args.sample is not None and args.sample < len(claims):
         claims = random.Random(args.seed).sample(claims, args.sample)
     deadline = args.started + args.time_limit if args.time_limit is not None else None
@@ -137,22 +139,20 @@ def verify(args) -> int:
     for text in false:
         print(f"  does not hold: {text}")
     if false:
-        return CLAIM_FAILS
+        return Exit.FAILED
     if checked < len(claims):
         print(f"  stopped early: {len(claims) - checked} claims not checked")
-        from .command import STOPPED
-
-        return STOPPED
+        return Exit.STOPPED
     print("OK: every claim checked holds")
-    return FINISHED
+    return Exit.FINISHED
 
 
 def _check(search, kind: str, guess: int, depth: int, entry):
     """(whether the claim holds, or None when the search was stopped; the claim in words)."""
-    from .search.height import HeightSearch
-    from .search.jobs import class_bound
-    from .search.root import Outcome
-    from .search.total import TotalSearch
+    from ..search.height import HeightSearch
+    from ..search.jobs import class_bound
+    from ..search.root import Outcome
+    from ..search.total import TotalSearch
 
     game = search.game
     code = game.format_code(guess)

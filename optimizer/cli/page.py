@@ -1,6 +1,6 @@
 """``moo page FILE -o PAGE.html``: one self-contained HTML file that plays a stored tree.
 
-The page carries the game's rules, the tree in a compact encoding (``encode_tree``) and the
+The page carries the game's rules, the tree in a compact encoding (``page_data``) and the
 figures of a replay of every secret; its script (``web/page.js``) plays both ways: the computer
 guesses the person's secret, and the person guesses the computer's. It works from disk and
 loads nothing: its Content Security Policy allows no source at all but its own inline script and
@@ -23,29 +23,26 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import orjson
-
-from .games import Battleship, DigitGame, Game
-from .objective import bound_note
-from .tree import (
+from ..formats.files import write_atomic
+from ..formats.tree_file import TreeFileError, read_tree
+from ..games import Battleship, DigitGame, Game
+from ..objective import bound_note
+from ..tree import (
     NOT_PROVEN,
     PROVEN,
-    Node,
     Replay,
     Tree,
     TreeError,
-    TreeFileError,
     checkpoint_facts,
     printable,
     proof,
     provenance_note,
-    read_tree,
     resting,
     verify,
-    write_atomic,
 )
+from .page_data import encode_tree, script_json
+from .status import Exit
 
-ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 
 OBJECTIVES = {
@@ -85,28 +82,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the HTML file to write (replaced atomically)")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> Exit:
     """Exit status 0 written, 1 the tree is defective, 2 unreadable file or unwritable page."""
     try:
         entry = load_entry(Path(args.file))
     except TreeFileError as exc:
         print(f"moo page: error: {printable(exc)}", file=sys.stderr)
-        return 2
+        return Exit.ERROR
     except (TreeError, PageError) as exc:
         print(f"moo page: error: {printable(exc)}", file=sys.stderr)
-        return 1
+        return Exit.FAILED
     output = Path(args.output)
     try:
         size = write_page(entry, output)
     except OSError as exc:
         print(f"moo page: error: {printable(output)}: cannot write: {exc.strerror or exc}",
               file=sys.stderr)
-        return 2
+        return Exit.ERROR
     tree, result = entry.tree, entry.result
     print(f"{printable(output)}: {size / 1024:.0f} KB, {tree.game.spec} "
           f"{printable(tree.objective)} ({tree.guesses} guesses): average "
           f"{result.average:.4f}, worst case {result.height}")
-    return 0
+    return Exit.FINISHED
 
 
 # --- pages -------------------------------------------------------------------------------------
@@ -323,61 +320,6 @@ def game_rules(game: Game) -> dict:
     else:
         raise PageError(f"{game.spec}: the page cannot play this game family")
     return rules
-
-
-def encode_tree(tree: Tree) -> dict:
-    """The tree in preorder: per node its guess (code index) and number of children, then per
-    child its feedback id and the child's own encoding; each number in a fixed count of
-    base-64 digits. About 5 characters a node, a sixth of the JSON file."""
-    nodes = list(_preorder(tree.root))
-    widths = {
-        "guess_width": _width(tree.game.n_codes - 1),
-        "feedback_width": _width(max((f for n in nodes for f in n.next), default=0)),
-        "children_width": _width(max(len(n.next) for n in nodes)),
-    }
-    out = []
-    stack: list[tuple[int | None, Node]] = [(None, tree.root)]
-    while stack:
-        fid, node = stack.pop()
-        if fid is not None:
-            out.append(_digits(fid, widths["feedback_width"]))
-        out.append(_digits(node.guess, widths["guess_width"]))
-        out.append(_digits(len(node.next), widths["children_width"]))
-        stack.extend(reversed(list(node.next.items())))
-    return {**widths, "nodes": "".join(out)}
-
-
-def _preorder(root: Node):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(node.next.values())
-
-
-def _width(largest: int) -> int:
-    width = 1
-    while largest >= 64**width:
-        width += 1
-    return width
-
-
-def _digits(value: int, width: int) -> str:
-    chars = []
-    for _ in range(width):
-        value, digit = divmod(value, 64)
-        chars.append(ALPHABET[digit])
-    return "".join(reversed(chars))
-
-
-def script_json(data: dict) -> str:
-    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` (so no
-    ``</script>``), no line separators."""
-    text = orjson.dumps(data).decode()
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, escaped)
-    return text
 
 
 # --- helpers -----------------------------------------------------------------------------------

@@ -28,29 +28,19 @@ import re
 import sys
 from pathlib import Path
 
-from .command import seed
-from .games import Game, GameError, parse_game
-from .games.reply import example_reply, read_reply, reply_forms
-from .session import (
+from ..formats.tree_file import read_tree
+from ..games import Game, GameError, parse_game
+from ..games.reply import example_reply, read_reply, reply_forms
+from ..session import (
     NO_MOVE,
     FeedbackError,
     RandomConsistent,
     Session,
     Solver,
 )
-from .tree import (
-    NOT_PROVEN,
-    Tree,
-    TreeError,
-    checkpoint_facts,
-    printable,
-    proof,
-    read_tree,
-    replay,
-    resting,
-)
-
-SOLVED, UNSOLVED, USAGE, INTERRUPTED = 0, 1, 2, 130
+from ..tree import NOT_PROVEN, Tree, TreeError, checkpoint_facts, printable, proof, replay, resting
+from .options import seed
+from .status import Exit
 
 QUIT_WORDS = frozenset({"q", "quit", "exit", "stop"})
 HELP_WORDS = frozenset({"h", "help", "?"})
@@ -97,26 +87,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> Exit:
     """Play one game; never lets an exception escape as a traceback."""
     try:
         return _run(args)
     except KeyboardInterrupt:
         _say("\nInterrupted: game over.")
-        return INTERRUPTED
+        return Exit.INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
-        return UNSOLVED
+        return Exit.FAILED
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> Exit:
     try:
         game, tree = load_target(args.target)
         solver = None if tree is None else Solver(tree, args.target)  # checked once
         secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
     except (GameError, TreeError) as exc:
         print(f"moo play: error: {printable(exc)}", file=sys.stderr)
-        return USAGE
+        return Exit.ERROR
     rng = random.Random(args.seed)
     if args.json:
         return _serve_json(lambda: new_session(game, solver, rng))
@@ -128,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     return play_maker(session, _describe_guesser(tree))
 
 
-def _serve_json(new_session) -> int:
+def _serve_json(new_session) -> Exit:
     """The line protocol on standard input and output. A stream that is closed (``<&-``,
     ``>&-``) is bad input, said in one line (status 2); a reader that goes away mid-session
     (a broken pipe) ends it quietly with status 1 (as the terminal player), whatever the
@@ -140,7 +130,7 @@ def _serve_json(new_session) -> int:
             print(f"moo play: error: standard {name} is closed: --json reads one line per "
                   "answer from standard input and writes one JSON object a line to standard "
                   "output", file=sys.stderr)
-            return USAGE
+            return Exit.ERROR
     import signal
 
     pipe = getattr(signal, "SIGPIPE", None)
@@ -215,7 +205,7 @@ def choices_left(session: Session) -> str:
 
 
 # --- the computer breaks the person's code ------------------------------------------------
-def play_maker(session: Session, how: str) -> int:
+def play_maker(session: Session, how: str) -> Exit:
     """The person holds the secret and answers each guess; wrong answers are caught as soon as
     no secret fits them all, and then named."""
     game = session.game
@@ -236,13 +226,13 @@ def play_maker(session: Session, how: str) -> int:
             if session.solved:
                 _say(f"Solved: your secret is {session.secret}, "
                      f"found in {_guesses(session.guesses)}.")
-                return SOLVED
+                return Exit.FINISHED
             _say(choices_left(session))
             if session.status == NO_MOVE:
                 return _tree_defect(session)
     except EndOfInput:
         _say("\nNo more answers: game over.")
-        return UNSOLVED
+        return Exit.FAILED
 
 
 def _read_reply(session: Session) -> None:
@@ -277,7 +267,7 @@ def _maker_help(game: Game) -> str:
             "code, q to stop.")
 
 
-def _expose(session: Session) -> int:
+def _expose(session: Session) -> Exit:
     """Seed 002: ask for the secret and name every answer that was not its feedback."""
     game = session.game
     _say("That cannot be: no secret agrees with all your answers, so one of them is wrong.")
@@ -286,7 +276,7 @@ def _expose(session: Session) -> int:
     for wrong in session.wrong_answers(secret):
         _say(f"When I guessed {wrong.guess} you replied {_named(game, wrong.given)} "
              f"but in fact it is {_named(game, wrong.truth)}.")
-    return UNSOLVED
+    return Exit.FAILED
 
 
 def _ask_secret(game: Game) -> str:
@@ -300,14 +290,14 @@ def _ask_secret(game: Game) -> str:
             _say(f"  That is not a valid code: {exc}.")
 
 
-def _tree_defect(session: Session) -> int:
+def _tree_defect(session: Session) -> Exit:
     defect = session.tree_defect or ""
     _say(defect[:1].upper() + defect[1:] + ".")
-    return UNSOLVED
+    return Exit.FAILED
 
 
 # --- the computer plays against a given secret ------------------------------------------------
-def play_self(session: Session, secret: str) -> int:
+def play_self(session: Session, secret: str) -> Exit:
     """Show the whole game against ``secret``: guess, feedback, choices left."""
     game = session.game
     _say(f"{game.spec}, secret {secret}")
@@ -318,14 +308,14 @@ def play_self(session: Session, secret: str) -> int:
         if session.solved:
             _say(f"{shown}, solved")
             _say(f"Solved {secret} in {_guesses(session.guesses)}.")
-            return SOLVED
+            return Exit.FINISHED
         _say(f"{shown}, {choices_left(session)}")
         if session.status == NO_MOVE:
             return _tree_defect(session)
 
 
 # --- the person breaks the computer's code ------------------------------------------------
-def play_breaker(game: Game, rng: random.Random) -> int:
+def play_breaker(game: Game, rng: random.Random) -> Exit:
     """Seeds 000 and 002: the computer draws a secret and scores the person's guesses."""
     secret = rng.randrange(game.n_codes)
     names = " ".join(game.feedback_names)
@@ -337,10 +327,10 @@ def play_breaker(game: Game, rng: random.Random) -> int:
             text = _ask(f"Guess {made + 1}: ")
         except EndOfInput:
             _say(f"\nNo more guesses. The secret was {game.format_code(secret)}.")
-            return UNSOLVED
+            return Exit.FAILED
         if text.lower() in GIVE_UP_WORDS or re.fullmatch(r"-\d+", text):
             _say(f"The secret was {game.format_code(secret)}; you made {_guesses(made)}.")
-            return UNSOLVED
+            return Exit.FAILED
         if not text or text.lower() in ("h", "help"):
             _say(f"  Type a code ({game.code_rule()}), or ? to give up.")
             continue
@@ -354,7 +344,7 @@ def play_breaker(game: Game, rng: random.Random) -> int:
         if reply == game.win:
             _say(f"  {feedback_text(game, reply)}: solved! The secret is "
                  f"{game.format_code(secret)}; you found it in {_guesses(made)}.")
-            return SOLVED
+            return Exit.FINISHED
         _say(f"  {feedback_text(game, reply)}")
 
 

@@ -27,10 +27,10 @@ from typing import BinaryIO, TextIO
 
 import orjson
 
-from .command import FINISHED, STOPPED
-from .games import GameError
-from .games.reply import read_reply
-from .session import CONTRADICTION, FeedbackError, Session
+from ..games import GameError
+from ..games.reply import read_reply
+from ..session import CONTRADICTION, FeedbackError, Session
+from .status import Exit
 
 NEW_GAME = "new"
 
@@ -41,7 +41,7 @@ MAX_LINE = 4096
 _DISCARD = 65536  # what is read at a time of the rest of a longer line
 
 
-def serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> int:
+def serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> Exit:
     """Play games until the input ends (status 0); bytes that are not UTF-8 and lines over
     ``MAX_LINE`` bytes are error objects, not crashes. A signal (KeyboardInterrupt) ends the
     session with an error object naming it, status 3."""
@@ -50,8 +50,8 @@ def serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> i
     except KeyboardInterrupt as exc:
         name = exc.args[0] if exc.args and isinstance(exc.args[0], str) else "SIGINT"
         _write(out, {"error": f"stopped by {name}: the session is over", "stopped": name})
-        return STOPPED
-    return FINISHED
+        return Exit.STOPPED
+    return Exit.FINISHED
 
 
 def _serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> None:

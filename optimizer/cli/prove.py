@@ -15,9 +15,10 @@ import time
 
 import orjson
 
-from .command import CLAIM_FAILS, FINISHED, STOPPED, add_search_options, whole_number
-from .games import parse_game
-from .tree import printable, resting
+from ..games import parse_game
+from ..tree import printable, resting
+from .options import add_search_options, whole_number
+from .status import Exit
 
 
 def configure(parser) -> None:
@@ -44,8 +45,9 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     """Search the least height and return what was shown about the claim ("finished": False
     when a time limit or a signal ended the search first). ``started``: the time.monotonic() of
     the command's start, from which the time limit counts."""
-    from .search.objectives import Search, height_incumbent
-    from .tree import Tree, replay, write_tree
+    from ..formats.tree_file import write_tree
+    from ..search.objectives import Search, height_incumbent
+    from ..tree import Tree, replay
 
     if claim < 1:
         raise ValueError("--height must be at least 1")
@@ -115,9 +117,10 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
                   scheduler: str | None = None, started: float | None = None) -> dict:
     """Search the fewest secrets solved with exactly ``height`` guesses among trees of height at
     most ``height`` and return what was shown about the claim that it is ``claim``."""
-    from .objective import cost_value
-    from .search.objectives import Search, height_incumbent
-    from .tree import Tree, replay, write_tree
+    from ..formats.tree_file import write_tree
+    from ..objective import cost_value
+    from ..search.objectives import Search, height_incumbent
+    from ..tree import Tree, replay
 
     if height < 1 or claim < 0:
         raise ValueError("--height must be at least 1 and --deepest at least 0")
@@ -172,7 +175,7 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     return result
 
 
-def run(args) -> int:
+def run(args) -> Exit:
     if args.deepest is not None:
         return _run_deepest(args)
     result = prove_height(args.game, args.height, args.guesses, args.workers,
@@ -182,8 +185,8 @@ def run(args) -> int:
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         if not result["finished"]:
-            return STOPPED
-        return FINISHED if result["holds"] else CLAIM_FAILS
+            return Exit.STOPPED
+        return Exit.FINISHED if result["holds"] else Exit.FAILED
     if not result["finished"]:
         return _unfinished(result)
     k, opt = result["claim"], result["optimum"]
@@ -211,12 +214,12 @@ def run(args) -> int:
                   f"run; `moo checkpoint verify` re-proves them): the optimal worst case is {k}")
         else:
             print(f"PROVEN: the optimal worst case is {k}")
-        return FINISHED
+        return Exit.FINISHED
     print(f"CLAIM FAILS: the optimal worst case is {opt}")
-    return CLAIM_FAILS
+    return Exit.FAILED
 
 
-def _run_deepest(args) -> int:
+def _run_deepest(args) -> Exit:
     result = prove_deepest(args.game, args.height, args.deepest, args.guesses, args.workers,
                            progress=not (args.quiet or args.json), output=args.output,
                            checkpoint=args.checkpoint, time_limit=args.time_limit,
@@ -229,15 +232,15 @@ def _run_deepest(args) -> int:
             print(f"UNFINISHED: {result['game']} ({result['guesses']} guesses) after "
                   f"{result['search_seconds']:.0f} s, {result['nodes']} nodes; proven so far: "
                   f"at least {result['lower_bound'] or 0} secrets need {k} guesses")
-        return STOPPED
+        return Exit.STOPPED
     if args.json:
-        return FINISHED if result["holds"] else CLAIM_FAILS
+        return Exit.FINISHED if result["holds"] else Exit.FAILED
     print(f"claim: {result['game']} ({result['guesses']} guesses): among trees of height {k}, "
           f"the fewest secrets needing all {k} guesses is {n}")
     if opt is None:
         print(f"CLAIM FAILS: no tree has height {k}; the least height is "
               f"{result['least_height']}")
-        return CLAIM_FAILS
+        return Exit.FAILED
     tree = result["tree"]
     mark = "[yes]" if result["achievable"] else "[no] "
     print(f"  {mark} a tree of height {tree['height']} with {opt} secrets at depth {k} was built "
@@ -257,9 +260,9 @@ def _run_deepest(args) -> int:
             "run; `moo checkpoint verify` re-proves them)" if taken else ""
         print(f"{resting('PROVEN', taken)}{rests}: among trees of height {k}, the fewest secrets "
               f"needing {k} guesses is {n}")
-        return FINISHED
+        return Exit.FINISHED
     print(f"CLAIM FAILS: the fewest is {opt}")
-    return CLAIM_FAILS
+    return Exit.FAILED
 
 
 def _how_refuted(result: dict) -> str:
@@ -275,7 +278,7 @@ def _how_refuted(result: dict) -> str:
             f"as refuted from {log}")
 
 
-def _unfinished(result: dict) -> int:
+def _unfinished(result: dict) -> Exit:
     """Stopped early (a time limit or a signal): what is known so far."""
     print(f"UNFINISHED: {result['game']} ({result['guesses']} guesses) after "
           f"{result['search_seconds']:.0f} s, {result['nodes']} nodes")
@@ -287,4 +290,4 @@ def _unfinished(result: dict) -> int:
         print(f"  first guesses refuted so far: {log['refuted_now']} "
               f"({log['refuted_now'] - log['refuted_before']} in this run), kept in "
               f"{log['file']}; run the same command again to go on")
-    return STOPPED
+    return Exit.STOPPED

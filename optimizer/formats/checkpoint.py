@@ -22,63 +22,32 @@ each write holds a lock (a hidden ``.NAME.lock`` next to the file, removed after
 file when another run has written it since, and merges that run's new facts with its own, so no
 run erases another's facts. A write that fails (a full disk, a folder made read-only) is said
 in one line; the run goes on with its facts in memory and still writes its tree. Version 1 files
-(height refutations only, ``moo-height-checkpoint``) are read as well.
+(height refutations only, ``moo-height-checkpoint``) are read as well. Reading a file and its
+lock are in ``checkpoint_io``; the facts, and sharing them between runs, here.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from ..games import Game, GameError
-from ..objective import cost_value
-from ..tree import (
-    Node,
-    Tree,
-    TreeError,
-    _node_from_json,
-    _node_to_json,
-    _target,
-    printable,
-    read_file,
-    replay,
-    write_atomic,
+from ..tree import Node, Tree, printable, replay
+from .checkpoint_io import (
+    FORMAT,
+    MEANING,
+    VERSION,
+    CheckpointError,
+    TotalFacts,
+    identity,
+    locked,
+    read_facts,
+    read_json,
 )
-
-FORMAT = "moo-checkpoint"
-VERSION = 2
-OLD_FORMAT = "moo-height-checkpoint"  # version 1
-MEANING = {
-    "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
-                      "guesses",
-    "total.classes": "the least total within DEPTH guesses of the strategies opening with this "
-                     "guess is 'exact', or at least 'at_least' (shown by the lookahead bound "
-                     "that many levels deep when 'lookahead' is given)",
-    "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
-    "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
-    "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
-}
-COSTS = ("total", "deepest", "deep")
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that is malformed, contradicts itself or another, or belongs to another
-    game or guess mode."""
-
-
-@dataclass
-class TotalFacts:
-    """What is known of the least total within one depth limit."""
-
-    classes: dict[int, dict] = field(default_factory=dict)  # guess -> {"exact"|"at_least": v}
-    incumbent: tuple[int, Node] | None = None  # (total, root) of the best tree found
+from .files import write_atomic
+from .tree_file import node_to_json
 
 
 class Checkpoint:
@@ -97,8 +66,8 @@ class Checkpoint:
         self._said: set[str] = set()
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         if load and self.path is not None and self.path.exists():
-            self._seen = _identity(self.path)  # before reading: a later change is not missed
-            self._load(self.path)
+            self._seen = identity(self.path)  # before reading: a later change is not missed
+            self.refuted, self.totals = read_facts(self.path, game, guesses)
             self._base = self._facts()
 
     @classmethod
@@ -106,7 +75,7 @@ class Checkpoint:
         """A checkpoint file on its own (its game and guess mode read from it)."""
         from ..games import parse_game
 
-        data = _read_json(Path(path))
+        data = read_json(Path(path))
         try:
             game = parse_game(str(data.get("game")))
         except GameError as exc:
@@ -115,108 +84,6 @@ class Checkpoint:
         if guesses not in ("any", "consistent"):
             raise CheckpointError(f"{path}: 'guesses' must be 'any' or 'consistent'")
         return cls(path, game, guesses)
-
-    # --- reading -------------------------------------------------------------------------------
-    def _load(self, path: Path) -> None:
-        data = _read_json(path)
-        where = str(path)
-        version = data.get("version")
-        fmt = data.get("format")
-        if (fmt, version) == (OLD_FORMAT, 1):
-            allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
-        elif (fmt, version) == (FORMAT, VERSION):
-            allowed = {"format", "version", "game", "guesses", "meaning", "height", *COSTS}
-        else:
-            raise CheckpointError(f"{where}: not a checkpoint this program reads (format "
-                                  f"{fmt!r} version {version!r}; expected {FORMAT!r} version "
-                                  f"{VERSION} or {OLD_FORMAT!r} version 1)")
-        unknown = set(data) - allowed
-        if unknown:
-            raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-        if data.get("game") != self.game.spec or data.get("guesses") != self.guesses:
-            raise CheckpointError(
-                f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
-                f"not {self.game.spec} ({self.guesses} guesses)")
-        if fmt == OLD_FORMAT:
-            self._load_refuted(data.get("refuted"), f"{where}: refuted")
-            return
-        height = _object(data.get("height", {}), f"{where}: height")
-        if set(height) - {"refuted"}:
-            raise CheckpointError(f"{where}: height: only 'refuted' is known")
-        self._load_refuted(height.get("refuted", {}), f"{where}: height.refuted")
-        for cost in COSTS:
-            for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
-                self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
-
-    def _load_refuted(self, entries, where: str) -> None:
-        for text, entry in _object(entries, where).items():
-            guess = self._code(text, where)
-            entry = _object(entry, f"{where}[{text!r}]")
-            if set(entry) - {"height", "nodes", "seconds"}:
-                raise CheckpointError(f"{where}[{text!r}]: keys are height, nodes, seconds")
-            height = _count(entry.get("height"), f"{where}[{text!r}].height", 1)
-            if height >= self.game.n_codes:
-                raise CheckpointError(f"{where}[{text!r}]: height {height} cannot be refuted: "
-                                      f"every useful guess finishes {self.game.n_codes} codes "
-                                      "within that many guesses")
-            _count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
-            seconds = entry.get("seconds", 0)
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-                raise CheckpointError(f"{where}[{text!r}].seconds: a number >= 0")
-            self.refuted[guess] = entry
-
-    def _load_total(self, cost: str, text: str, facts, where: str) -> None:
-        if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
-            raise CheckpointError(f"{where}: a depth limit is a positive whole number")
-        facts = _object(facts, where)
-        if set(facts) - {"classes", "incumbent"}:
-            raise CheckpointError(f"{where}: keys are classes, incumbent")
-        known = self.totals.setdefault((cost, int(text)), TotalFacts())
-        for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
-            guess = self._code(code, f"{where}.classes")
-            entry = _object(entry, f"{where}.classes[{code!r}]")
-            kinds = set(entry) & {"exact", "at_least"}
-            if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead"} or (
-                    "lookahead" in entry and "at_least" not in entry):
-                raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least "
-                                      "(with lookahead when that bound proved it)")
-            kind = kinds.pop()
-            least = 0 if cost == "deep" else self.game.n_codes  # every secret costs a guess
-            known.classes[guess] = {kind: _count(entry[kind],
-                                                 f"{where}.classes[{code!r}].{kind}", least)}
-            if "lookahead" in entry:
-                known.classes[guess]["lookahead"] = _count(
-                    entry["lookahead"], f"{where}.classes[{code!r}].lookahead", 1)
-        if "incumbent" in facts:
-            known.incumbent = self._incumbent(cost, facts["incumbent"], int(text),
-                                              f"{where}.incumbent")
-
-    def _incumbent(self, cost: str, raw, depth: int, where: str) -> tuple[int, Node]:
-        raw = _object(raw, where)
-        if set(raw) != {"value", "root"}:
-            raise CheckpointError(f"{where}: keys are value, root")
-        try:
-            root = _node_from_json(self.game, raw["root"], "root", where)
-        except TreeError as exc:
-            raise CheckpointError(str(exc)) from None
-        result = replay(Tree(self.game, root, "total", self.guesses))
-        if result.defects:
-            raise CheckpointError(f"{where}: the tree does not replay: {result.defects[0]}")
-        value = cost_value(cost, depth, result)
-        if value != raw["value"] or result.height > depth:
-            raise CheckpointError(f"{where}: says {cost} {raw['value']!r} within {depth}, a "
-                                  f"replay gives {value} and height {result.height}")
-        return value, root
-
-    def _code(self, text: str, where: str) -> int:
-        try:
-            guess = self.game.parse_code(text)
-        except GameError as exc:
-            raise CheckpointError(f"{where}[{text!r}]: {exc}") from None
-        if self.game.format_code(guess) != text:
-            raise CheckpointError(f"{where}[{text!r}]: write codes as "
-                                  f"{self.game.format_code(guess)!r}")
-        return guess
 
     # --- facts for the searches ----------------------------------------------------------------
     def refuted_height(self, guess: int) -> int:
@@ -379,7 +246,7 @@ class Checkpoint:
             entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
             if facts.incumbent is not None:
                 entry["incumbent"] = {"value": facts.incumbent[0],
-                                      "root": _node_to_json(self.game, facts.incumbent[1])}
+                                      "root": node_to_json(self.game, facts.incumbent[1])}
             data.setdefault(cost, {})[str(depth)] = entry
         data.setdefault("total", {})
         return data
@@ -389,15 +256,15 @@ class Checkpoint:
         lock, after merging what other runs wrote there since this object last read or wrote
         it. To another file (``moo checkpoint merge -o``): these facts alone."""
         if path is not None:
-            with _locked(Path(path)):
+            with locked(Path(path)):
                 write_atomic(Path(path), self._payload())
             return
         if self.path is None:
             return
-        with _locked(self.path):
+        with locked(self.path):
             self._take_theirs()
             write_atomic(self.path, self._payload())
-            self._seen = _identity(self.path)
+            self._seen = identity(self.path)
             self._base = self._facts()
 
     def _payload(self) -> bytes:
@@ -459,7 +326,7 @@ class Checkpoint:
         facts (a contradiction between them, which only a false fact causes, becomes the
         weaker claim that holds if either does, and is said). A file removed since is no
         retraction: this run's facts are written again, all of them."""
-        if self.path is None or _identity(self.path) in (None, self._seen):
+        if self.path is None or identity(self.path) in (None, self._seen):
             return
         theirs = Checkpoint(self.path, self.game, self.guesses)._facts()
         mine, base = self._facts(), self._base
@@ -508,69 +375,3 @@ def _same(a, b) -> bool:
     if isinstance(a, tuple) and isinstance(b, tuple):
         return a[0] == b[0]
     return a == b
-
-
-def _identity(path: Path) -> tuple | None:
-    """What tells one version of the file from another (each write is a new file, renamed)."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
-    write replaces (links followed). Its holder removes it on release; a waiter that then holds
-    the lock of a removed file tries again with the current one."""
-    target = _target(path)
-    lock = target.parent / f".{target.name}.lock"
-    while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            held = os.fstat(fd)
-            try:
-                current = os.stat(lock)
-            except FileNotFoundError:
-                current = None
-        except BaseException:
-            os.close(fd)
-            raise
-        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev,
-                                                                         held.st_ino):
-            break
-        os.close(fd)
-    try:
-        yield
-    finally:
-        try:
-            os.unlink(lock)
-        finally:
-            os.close(fd)
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        raw = read_file(path)
-    except OSError as exc:
-        raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
-    return _object(data, str(path))
-
-
-def _object(value, where: str) -> dict:
-    if not isinstance(value, dict):
-        raise CheckpointError(f"{where}: must be a JSON object")
-    return value
-
-
-def _count(value, where: str, least: int) -> int:
-    """A whole number >= least (not a boolean, which JSON readers take for 0 and 1)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise CheckpointError(f"{where}: a whole number >= {least}, found {value!r}")
-    return value

@@ -16,20 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .games import Game, GameError, parse_game
-from .objective import bound_note, proven_bounds
-from .tree import (
-    Tree,
-    TreeError,
-    checkpoint_facts,
-    loads,
-    printable,
-    read_file,
-    replay,
-    resting,
-    tree_from_json,
-    write_atomic,
-)
+from ..formats.files import read_file, write_atomic
+from ..formats.strict_json import loads
+from ..formats.tree_file import tree_from_json
+from ..games import Game, GameError, parse_game
+from ..objective import bound_note, proven_bounds
+from ..tree import Tree, TreeError, checkpoint_facts, printable, replay, resting
+from .status import Exit
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
 
@@ -93,7 +86,7 @@ def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") 
 def plan(guesses: str = "both") -> list[tuple[str, str]]:
     """(strategy, guesses mode) pairs to build: the consistent-only strategies once, each
     heuristic in every requested mode."""
-    from .search.strategies import CONSISTENT_ONLY, HEURISTICS
+    from ..search.strategies import CONSISTENT_ONLY, HEURISTICS
 
     pairs = [(name, "consistent") for name in CONSISTENT_ONLY]
     pairs += [(name, mode) for name in HEURISTICS for mode in MODES[guesses]]
@@ -104,7 +97,7 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
     """Build and time every strategy of ``plan``; tqdm shows progress on a terminal."""
     from tqdm import tqdm
 
-    from .search.build import build_tree
+    from ..search.build import build_tree
 
     rows = []
     pairs = plan(guesses)
@@ -123,7 +116,7 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
 def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
     """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
     # Imported here, not at the top: the player imports this module and must stay light.
-    from .search.checkpoint import FORMAT, OLD_FORMAT
+    from ..formats.checkpoint_io import FORMAT, OLD_FORMAT
 
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):
@@ -155,7 +148,7 @@ def warm_up(game: Game) -> float:
     Its codes are the game's own: three make every rule score, a smaller game has no more (the
     kernels do not check bounds, and a code past the matrix's end corrupts memory)."""
     start = time.perf_counter()
-    from .kernels.heuristics import RULES, choose_guess
+    from ..kernels.heuristics import RULES, choose_guess
 
     _, transposed, _, n_answers = game.answer_matrices()
     codes = np.arange(min(3, game.n_codes), dtype=np.int32)
@@ -295,7 +288,7 @@ def configure(parser) -> None:
                         help="the stored trees only: no strategy is built (instant)")
 
 
-def run(args) -> int:
+def run(args) -> Exit:
     game = parse_game(args.game)
     if args.plot:  # fail before the builds, not after
         try:
@@ -313,4 +306,4 @@ def run(args) -> int:
     if args.plot:
         write_atomic(Path(args.plot), plot_png(result.rows, f"{game.spec}: guesses per secret"))
         print(f"plot -> {args.plot}")
-    return 0
+    return Exit.FINISHED

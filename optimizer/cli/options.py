@@ -1,20 +1,11 @@
-"""What the commands that run searches share: exit statuses and the options of a search run.
-
-Exit statuses (every command):
-- 0 ``FINISHED``: done; for ``prove``, the claim holds; for ``build``, the search finished.
-- 1 ``CLAIM_FAILS``: ``prove``'s claim is false; ``verify`` found a defect.
-- 2 ``ERROR``: bad input (arguments, files), said in one line.
-- 3 ``STOPPED``: a time limit or a signal (Ctrl-C, SIGTERM, SIGHUP) ended the search first;
-  what is known was written and printed (best tree, proven bound, checkpoint).
-"""
+"""The options the commands share: the parsers of numbers (time limits, whole numbers, seeds,
+workers) and the options of a search run (--time-limit, --workers, --scheduler)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import re
-
-FINISHED, CLAIM_FAILS, ERROR, STOPPED = 0, 1, 2, 3
 
 
 def seconds(text: str) -> float:

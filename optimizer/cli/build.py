@@ -1,0 +1,95 @@
+"""``moo build``: a decision tree by a greedy strategy or an exact search, written as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from ..games import parse_game
+from ..tree import checkpoint_facts, printable, resting
+from .options import add_search_options, levels, seed
+from .options import seconds as positive_seconds
+from .status import Exit
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument(
+        "--strategy",
+        help="a greedy strategy: first-consistent, random-consistent, minimax, expected-size, "
+        "entropy, most-parts",
+    )
+    how.add_argument(
+        "--objective",
+        help="exact search: height, total, height,total, total,height, total@K, "
+             "height,deepest, deepest@K",
+    )
+    parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
+    parser.add_argument("--seed", type=seed, default=0,
+                        help="seed of random strategies (0 to 2**64 - 1)")
+    parser.add_argument("--checkpoint", metavar="FILE", default=None,
+                        help="exact objectives: facts about first guesses from earlier runs "
+                             "(refuted heights, least totals, the best tree); this run adds its "
+                             "own, so a long search goes on where it stopped")
+    parser.add_argument("--lookahead", type=levels, default=0, metavar="K",
+                        help="least-cost objectives: before the search, raise every first "
+                             "guess's lower bound by the lookahead bound K guesses deep, lowest "
+                             "first (for games too large to finish: a proven bound, and a gap)")
+    parser.add_argument("--improve", type=positive_seconds, default=0.0, metavar="SECONDS",
+                        help="least-total objectives: before the search, spend up to this long "
+                             "improving the greedy tree by rollouts (a better tree to beat)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_search_options(parser)
+    parser.add_argument("-o", "--output", required=True, help="tree file to write")
+
+
+def run(args: argparse.Namespace) -> Exit:
+    from ..formats.tree_file import write_tree
+    from ..objective import bound_note
+    from ..search.build import build_tree
+
+    game = parse_game(args.game)
+    if not args.strategy and not args.objective:
+        args.strategy = "first-consistent"
+    if args.objective is None and (args.lookahead or args.improve):
+        raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
+                         "not to greedy strategies")
+    if args.objective is None and (args.workers is not None or args.scheduler is not None):
+        raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
+                         "a greedy strategy is built in this process")
+    if args.objective is not None:
+        tree = _build_exact(game, args)
+    else:
+        tree = build_tree(game, strategy=args.strategy, guesses=args.guesses, seed=args.seed,
+                          checkpoint=args.checkpoint)
+    tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
+    stats = write_tree(tree, args.output)
+    stopped = bool(tree.meta.get("stopped"))
+    taken = checkpoint_facts(tree)
+    label = resting("optimal", taken) if tree.optimal else (
+        "stopped early, not proven optimal" if stopped else "not proven optimal")
+    print(
+        f"{game.spec} {tree.objective} ({tree.guesses} guesses, {label}): "
+        f"height {stats['height']}, "
+        f"total {stats['total']}, average {stats['total'] / stats['secrets']:.4f} "
+        f"-> {printable(args.output)}"
+    )
+    if tree.lower_bound is not None and not tree.optimal:
+        print(resting(f"proven: {bound_note(tree)}", taken))
+    if taken:
+        print(f"taken from {printable(args.checkpoint)}: {taken} facts about first guesses "
+              "settled by earlier runs (claims this run did not check; `moo checkpoint verify` "
+              "re-proves them; the tree's meta.checkpoint_facts records the count)")
+    return Exit.STOPPED if stopped else Exit.FINISHED
+
+
+def _build_exact(game, args):
+    from ..search.objectives import Search
+
+    deadline = args.started + args.time_limit if args.time_limit is not None else None
+    with Search(game, args.guesses, workers=args.workers, scheduler=args.scheduler,
+                deadline=deadline, progress=not args.quiet,
+                checkpoint=args.checkpoint, lookahead=args.lookahead,
+                improve=args.improve) as search:
+        return search.build(args.objective)

@@ -1,0 +1,38 @@
+"""``moo info``: a game's codes, feedback classes and symmetry, by numpy alone (no kernel)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from ..games import parse_game
+from .status import Exit
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="e.g. bulls-cows, mastermind:4x6, moo:10,11,12, battleship")
+
+
+def run(args: argparse.Namespace) -> Exit:
+    """The game's facts by numpy alone, no kernel loaded: the first-guess classes from its
+    symmetry group, the feedback classes from the rows of one guess per class (every pair maps
+    by a symmetry to a pair whose guess is one of them), never the whole matrix."""
+    game = parse_game(args.game)
+    start = time.perf_counter()
+    first = game.first_guesses()
+    values = game.feedback_classes(first)
+    seconds = time.perf_counter() - start
+    sym = game.symmetry()
+    print(f"game:             {game.spec}")
+    print(f"codes:            {game.n_codes} ({game.code_rule()})")
+    print(f"example codes:    {game.format_code(0)}, {game.format_code(game.n_codes - 1)}")
+    print(f"feedback:         {' '.join(game.feedback_names)}")
+    print(
+        f"feedback classes: {len(values)}: "
+        + ", ".join(game.format_feedback(int(v)) for v in values)
+    )
+    print(f"symmetry:         {sym.description}")
+    print(f"first-guess classes: {len(first)}")
+    print(f"computed in:      {seconds:.2f} s (one guess per first-guess class; no feedback "
+          "matrix)")
+    return Exit.FINISHED

@@ -1,0 +1,151 @@
+"""``moo verify``: replay every secret through a stored tree and hold its claims against the
+replay; ``--recheck`` runs the exact search again for small games."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import orjson
+
+from ..formats.tree_file import TreeFileError, read_tree
+from ..tree import (
+    TreeError,
+    checkpoint_facts,
+    printable,
+    proof,
+    provenance_note,
+    replay,
+    resting,
+    verify,
+)
+from .status import Exit
+
+# --recheck runs the exact search again: seconds for Mastermind 4x6 (1296 codes) and moo
+# 10,11,12, minutes or more for the larger games, which `moo prove` and `moo build` are for.
+RECHECK_MAX_CODES = 1296
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--recheck", action="store_true",
+                        help=f"also run the exact search for the file's objective (games of "
+                             f"at most {RECHECK_MAX_CODES} codes) and compare it with the "
+                             "file's claims")
+
+
+def run(args: argparse.Namespace) -> Exit:
+    try:
+        tree = read_tree(args.file)
+    except TreeFileError:
+        raise
+    except TreeError as exc:  # the file is there but holds no valid tree: a defect
+        if args.json:
+            out = {"file": args.file, "ok": False, "defects": [str(exc)]}
+            print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
+        else:
+            print(f"DEFECT: {printable(exc)}")
+        return Exit.FAILED
+    if args.recheck:
+        _check_recheck(tree)  # refused before any work
+    result = verify(tree)
+    recheck = _recheck(tree, result) if args.recheck and not result.defects else None
+    if recheck:
+        result.defects += recheck["defects"]
+    ok = not result.defects
+    if args.json:
+        out = {"file": args.file, "game": tree.game.spec, "ok": ok, **result.as_json()}
+        out["average"] = round(result.average, 6)
+        out["defects"] = result.defects
+        out["proof"] = proof(tree, result)  # of the optimality claim (tree.proof)
+        out["checkpoint_facts"] = checkpoint_facts(tree)
+        if recheck:
+            out["recheck"] = {k: v for k, v in recheck.items() if k != "defects"}
+        print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
+        return Exit.FINISHED if ok else Exit.FAILED
+    print(f"{printable(args.file)}: {tree.game.spec}, objective {printable(tree.objective)}, "
+          f"{tree.guesses} guesses")
+    if not ok:
+        print("DEFECTS:")
+        for defect in result.defects:
+            print(f"  - {printable(defect)}")
+        return Exit.FAILED
+    hist = ", ".join(f"{k}: {v}" for k, v in sorted(result.histogram.items()))
+    print(f"secrets {result.secrets}, height {result.height}, total {result.total}, "
+          f"average {result.average:.4f}")
+    print(f"histogram (guesses: secrets) {hist}")
+    print("OK: every secret is solved and the stored stats match")
+    claim = _claim_line(tree, result)
+    if claim:
+        print(claim)
+    if recheck:
+        print(f"RECHECK OK: {recheck['summary']}")
+    return Exit.FINISHED
+
+
+def _claim_line(tree, result) -> str:
+    """What a sound tree claims and what the claim rests on: ``optimal: proven`` (by the search
+    that wrote it), ``optimal: proven, resting on N checkpoint facts`` (taken unchecked from an
+    earlier run's file: replaying the tree cannot re-check them), or the proven bounds."""
+    from ..objective import bound_note
+
+    taken = checkpoint_facts(tree)
+    note = f" ({provenance_note(tree)})" if taken else ""
+    if tree.optimal:
+        return f"optimal ({printable(tree.objective)}): {proof(tree, result)}{note}"
+    if tree.lower_bound is not None:
+        return f"not proven optimal; {resting('proven', taken)}: {bound_note(tree)}{note}"
+    return ""
+
+
+def _check_recheck(tree) -> None:
+    """--recheck only where the exact search is feasible: an exact objective, a small game."""
+    from ..objective import exact_objective
+
+    if exact_objective(tree.objective) is None:
+        raise ValueError(f"--recheck: objective {printable(repr(tree.objective))[:60]} is not an "
+                         "exact objective (height, total, height,total, total,height, total@K, "
+                         "height,deepest, deepest@K): there is no optimum to recompute")
+    if tree.game.n_codes > RECHECK_MAX_CODES:
+        raise ValueError(f"--recheck: {tree.game.spec} has {tree.game.n_codes} codes; the exact "
+                         f"search is rerun only for games of at most {RECHECK_MAX_CODES} codes "
+                         "(use moo prove or moo build for larger ones)")
+
+
+def _recheck(tree, result) -> dict:
+    """Run the exact search for the file's objective and hold the file's claims against it:
+    ``optimal: true`` needs the tree's value to be the optimum; ``lower_bound`` must not exceed
+    the optimum's first component."""
+    from ..objective import exact_objective
+    from ..search.build import build_tree
+
+    objective = exact_objective(tree.objective)
+    start = time.perf_counter()
+    best = build_tree(tree.game, objective=objective.name, guesses=tree.guesses)
+    seconds = time.perf_counter() - start
+    if not best.optimal:
+        raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
+    optimum = objective.value(replay(best))
+    own = objective.value(result)
+    names = ",".join(objective.components)
+    shown = ", ".join(map(str, optimum))
+    defects = []
+    if tree.optimal and own != optimum:
+        defects.append(f"optimal: true, but the exact search finds {names} {shown} and this "
+                       f"tree has {', '.join(map(str, own))}")
+    if own < optimum:
+        defects.append(f"the tree ({', '.join(map(str, own))}) beats the exact search's optimum "
+                       f"({shown}): the search or the replay is wrong")
+    if tree.lower_bound is not None and tree.lower_bound > optimum[0]:
+        defects.append(f"lower_bound: {tree.lower_bound} is above the optimum {objective.first} "
+                       f"{optimum[0]} found by the exact search")
+    if tree.optimal:
+        summary = f"the exact search confirms the optimum {names} {shown}"
+    elif own == optimum:
+        summary = f"the tree is in fact optimal: the exact search finds {names} {shown}"
+    else:
+        summary = (f"the exact search finds {names} {shown}; the file claims no optimality and "
+                   "its lower bound holds")
+    return {"objective": objective.name, "optimum": list(optimum), "tree": list(own),
+            "seconds": round(seconds, 3), "summary": summary, "defects": defects}

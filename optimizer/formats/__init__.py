@@ -1,0 +1,1 @@
+"""File formats: the decision-tree file, the checkpoint file, and safe file input and output."""

@@ -1,0 +1,234 @@
+"""The checkpoint file on disk (docs/checkpoint-format.md): its format, reading and checking a
+file into facts, and the lock that runs sharing one file take. The facts and what the searches do
+with them are in ``optimizer.formats.checkpoint``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from ..games import Game, GameError
+from ..objective import cost_value
+from ..tree import Node, Tree, TreeError, replay
+from .files import link_target, read_file
+from .tree_file import node_from_json
+
+FORMAT = "moo-checkpoint"
+VERSION = 2
+OLD_FORMAT = "moo-height-checkpoint"  # version 1
+MEANING = {
+    "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
+                      "guesses",
+    "total.classes": "the least total within DEPTH guesses of the strategies opening with this "
+                     "guess is 'exact', or at least 'at_least' (shown by the lookahead bound "
+                     "that many levels deep when 'lookahead' is given)",
+    "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
+    "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
+    "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
+}
+COSTS = ("total", "deepest", "deep")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is malformed, contradicts itself or another, or belongs to another
+    game or guess mode."""
+
+
+@dataclass
+class TotalFacts:
+    """What is known of the least total within one depth limit."""
+
+    classes: dict[int, dict] = field(default_factory=dict)  # guess -> {"exact"|"at_least": v}
+    incumbent: tuple[int, Node] | None = None  # (total, root) of the best tree found
+
+
+def read_facts(path: Path, game: Game, guesses: str) -> tuple[dict[int, dict],
+                                                               dict[tuple[str, int], TotalFacts]]:
+    """The facts of a checkpoint file of ``game`` and ``guesses``: (refuted heights by guess,
+    least-cost facts by (cost, depth)); CheckpointError for any defect, naming its place."""
+    reader = _Reader(game, guesses)
+    reader.load(path)
+    return reader.refuted, reader.totals
+
+
+class _Reader:
+    """The facts of one file as they are read and checked (``read_facts``)."""
+
+    def __init__(self, game: Game, guesses: str):
+        self.game, self.guesses = game, guesses
+        self.refuted: dict[int, dict] = {}
+        self.totals: dict[tuple[str, int], TotalFacts] = {}
+
+    def load(self, path: Path) -> None:
+        data = read_json(path)
+        where = str(path)
+        version = data.get("version")
+        fmt = data.get("format")
+        if (fmt, version) == (OLD_FORMAT, 1):
+            allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
+        elif (fmt, version) == (FORMAT, VERSION):
+            allowed = {"format", "version", "game", "guesses", "meaning", "height", *COSTS}
+        else:
+            raise CheckpointError(f"{where}: not a checkpoint this program reads (format "
+                                  f"{fmt!r} version {version!r}; expected {FORMAT!r} version "
+                                  f"{VERSION} or {OLD_FORMAT!r} version 1)")
+        unknown = set(data) - allowed
+        if unknown:
+            raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        if data.get("game") != self.game.spec or data.get("guesses") != self.guesses:
+            raise CheckpointError(
+                f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
+                f"not {self.game.spec} ({self.guesses} guesses)")
+        if fmt == OLD_FORMAT:
+            self._load_refuted(data.get("refuted"), f"{where}: refuted")
+            return
+        height = _object(data.get("height", {}), f"{where}: height")
+        if set(height) - {"refuted"}:
+            raise CheckpointError(f"{where}: height: only 'refuted' is known")
+        self._load_refuted(height.get("refuted", {}), f"{where}: height.refuted")
+        for cost in COSTS:
+            for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
+                self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
+
+    def _load_refuted(self, entries, where: str) -> None:
+        for text, entry in _object(entries, where).items():
+            guess = self._code(text, where)
+            entry = _object(entry, f"{where}[{text!r}]")
+            if set(entry) - {"height", "nodes", "seconds"}:
+                raise CheckpointError(f"{where}[{text!r}]: keys are height, nodes, seconds")
+            height = _count(entry.get("height"), f"{where}[{text!r}].height", 1)
+            if height >= self.game.n_codes:
+                raise CheckpointError(f"{where}[{text!r}]: height {height} cannot be refuted: "
+                                      f"every useful guess finishes {self.game.n_codes} codes "
+                                      "within that many guesses")
+            _count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
+            seconds = entry.get("seconds", 0)
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+                raise CheckpointError(f"{where}[{text!r}].seconds: a number >= 0")
+            self.refuted[guess] = entry
+
+    def _load_total(self, cost: str, text: str, facts, where: str) -> None:
+        if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
+            raise CheckpointError(f"{where}: a depth limit is a positive whole number")
+        facts = _object(facts, where)
+        if set(facts) - {"classes", "incumbent"}:
+            raise CheckpointError(f"{where}: keys are classes, incumbent")
+        known = self.totals.setdefault((cost, int(text)), TotalFacts())
+        for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
+            guess = self._code(code, f"{where}.classes")
+            entry = _object(entry, f"{where}.classes[{code!r}]")
+            kinds = set(entry) & {"exact", "at_least"}
+            if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead"} or (
+                    "lookahead" in entry and "at_least" not in entry):
+                raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least "
+                                      "(with lookahead when that bound proved it)")
+            kind = kinds.pop()
+            least = 0 if cost == "deep" else self.game.n_codes  # every secret costs a guess
+            known.classes[guess] = {kind: _count(entry[kind],
+                                                 f"{where}.classes[{code!r}].{kind}", least)}
+            if "lookahead" in entry:
+                known.classes[guess]["lookahead"] = _count(
+                    entry["lookahead"], f"{where}.classes[{code!r}].lookahead", 1)
+        if "incumbent" in facts:
+            known.incumbent = self._incumbent(cost, facts["incumbent"], int(text),
+                                              f"{where}.incumbent")
+
+    def _incumbent(self, cost: str, raw, depth: int, where: str) -> tuple[int, Node]:
+        raw = _object(raw, where)
+        if set(raw) != {"value", "root"}:
+            raise CheckpointError(f"{where}: keys are value, root")
+        try:
+            root = node_from_json(self.game, raw["root"], "root", where)
+        except TreeError as exc:
+            raise CheckpointError(str(exc)) from None
+        result = replay(Tree(self.game, root, "total", self.guesses))
+        if result.defects:
+            raise CheckpointError(f"{where}: the tree does not replay: {result.defects[0]}")
+        value = cost_value(cost, depth, result)
+        if value != raw["value"] or result.height > depth:
+            raise CheckpointError(f"{where}: says {cost} {raw['value']!r} within {depth}, a "
+                                  f"replay gives {value} and height {result.height}")
+        return value, root
+
+    def _code(self, text: str, where: str) -> int:
+        try:
+            guess = self.game.parse_code(text)
+        except GameError as exc:
+            raise CheckpointError(f"{where}[{text!r}]: {exc}") from None
+        if self.game.format_code(guess) != text:
+            raise CheckpointError(f"{where}[{text!r}]: write codes as "
+                                  f"{self.game.format_code(guess)!r}")
+        return guess
+
+
+def identity(path: Path) -> tuple | None:
+    """What tells one version of the file from another (each write is a new file, renamed)."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
+    write replaces (links followed). Its holder removes it on release; a waiter that then holds
+    the lock of a removed file tries again with the current one."""
+    target = link_target(path)
+    lock = target.parent / f".{target.name}.lock"
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                current = os.stat(lock)
+            except FileNotFoundError:
+                current = None
+        except BaseException:
+            os.close(fd)
+            raise
+        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev,
+                                                                         held.st_ino):
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(lock)
+        finally:
+            os.close(fd)
+
+
+def read_json(path: Path) -> dict:
+    try:
+        raw = read_file(path)
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
+    return _object(data, str(path))
+
+
+def _object(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{where}: must be a JSON object")
+    return value
+
+
+def _count(value, where: str, least: int) -> int:
+    """A whole number >= least (not a boolean, which JSON readers take for 0 and 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise CheckpointError(f"{where}: a whole number >= {least}, found {value!r}")
+    return value

@@ -1,0 +1,161 @@
+"""Safe file input and output: outputs written atomically (a reader sees the old file or the whole
+new one) and checked before any work; inputs read only from regular files of a bounded size.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from ..tree import printable
+
+
+class OutputError(ValueError):
+    """A place where an output file cannot be written, found before any work starts."""
+
+
+def write_atomic(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` so that a reader sees the old file or the whole new one,
+    never a part: a temporary file in the same folder, then a rename over the old file.
+
+    Only regular files are written: a folder, device, FIFO or socket at ``path`` is refused
+    (OutputError) instead of being replaced. A symbolic link is followed (a dangling one too,
+    as the shell's ``>`` does): the file it names is replaced and the link stays. The file keeps
+    its permissions (and, where allowed, its owner); a new file gets 0666 less the umask, as any
+    program's new file does. No folder is created: ``check_output`` refuses a missing one
+    before the work. An OSError names ``path`` (not the temporary file)."""
+    target = link_target(path)
+    old = _existing(target, path)
+    try:
+        fd, tmp = _temporary(target, ".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if old is not None:
+                _keep_owner_and_mode(fd, old)
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _existing(target, path)  # replaced by a device or FIFO meanwhile: still refused
+        os.replace(tmp, target)
+    except BaseException as exc:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
+        raise
+
+
+def check_output(path: str | Path) -> Path:
+    """Refuse, before any search starts, a place where ``write_atomic`` would fail or do harm: a
+    folder, a device, FIFO or socket (never replaced by a file), a missing folder (none is
+    created), a place this process cannot write. A symbolic link is checked where it points.
+    Every command checks its output files (``-o``, ``--checkpoint``, ``--plot``) with this."""
+    path = Path(path)
+    target = link_target(path)
+    _existing(target, path)
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist (make it first)"
+        raise OutputError(f"{printable(path)}: the folder {printable(folder)} {what}")
+    try:  # the only true test of writing: permissions, read-only file systems, quotas
+        fd, probe = _temporary(target, ".probe")
+    except OSError as exc:
+        raise OutputError(
+            f"{printable(path)}: cannot write in {printable(folder)}: {exc.strerror}") from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
+def link_target(path: str | Path) -> Path:
+    """The file that writing ``path`` replaces: symbolic links followed, dangling ones too."""
+    return Path(os.path.realpath(path))
+
+
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _existing(target: Path, path: str | Path) -> os.stat_result | None:
+    """The status of the file that an output replaces (None: there is none yet); OutputError
+    for anything but a regular file."""
+    try:
+        status = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (the folder is checked)
+        return None
+    except OSError as exc:  # a loop of links, a folder that cannot be searched
+        raise OutputError(f"{printable(path)}: cannot write: {exc.strerror}") from None
+    shown = (f"{printable(path)} (a link to {printable(target)})" if os.path.islink(path)
+             else printable(path))
+    if stat.S_ISDIR(status.st_mode):
+        raise OutputError(f"{shown}: is a folder, not a file name")
+    if not stat.S_ISREG(status.st_mode):
+        raise OutputError(f"{shown}: is {_kind(status.st_mode)}, not a regular file: outputs "
+                          "are regular files only (it is never replaced)")
+    return status
+
+
+def _temporary(target: Path, suffix: str) -> tuple[int, str]:
+    """A new hidden file next to ``target`` (open for writing), created with 0666 less the
+    umask (mkstemp's 0600 would make every new output private)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = str(target.parent / f".{target.name}.{secrets.token_hex(4)}{suffix}")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target.parent))
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """The replacement keeps the old file's permissions, and its owner where this process may
+    give it (root may; others keep their own)."""
+    mine = os.fstat(fd)
+    if (mine.st_uid, mine.st_gid) != (old.st_uid, old.st_gid):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except OSError:
+            pass  # not allowed: the file becomes this user's, as any rewrite makes it
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after chown, which clears set-id bits
+
+
+# The largest file a reader takes. The largest legitimate one: a tree of the largest game
+# (MAX_CODES, 40,000 codes) is about 50 bytes a code, 2 MB; a checkpoint holds a few such trees
+# indented (about 150 bytes a code each, 6 MB) and its classes' facts. 256 MB is a wide margin
+# that still stops /dev/zero-like files before they take all memory.
+MAX_FILE_BYTES = 256 * 2**20
+
+
+def read_file(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of a tree or checkpoint file. Only a regular file of at most ``limit`` bytes
+    (default MAX_FILE_BYTES) is read: a device (/dev/zero never ends), a FIFO (blocks until a
+    writer comes) or a socket is refused before it is opened, and so is a larger file. Each
+    refusal is an OSError naming ``path``, as a missing file is."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a folder" if stat.S_ISDIR(status.st_mode) else _kind(status.st_mode)
+        raise OSError(errno.EINVAL, f"it is {kind}, not a regular file", str(path))
+    # O_NONBLOCK: a FIFO put in its place since the check does not block the open
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, f"it is {_kind(status.st_mode)}, not a regular file",
+                          str(path))
+        raw = handle.read(limit + 1) if status.st_size <= limit else b""
+    if status.st_size > limit or len(raw) > limit:
+        size = max(status.st_size, len(raw))
+        raise OSError(errno.EFBIG, f"the file has {size:,} bytes, more than the {limit:,} "
+                      f"({limit / 2**20:g} MB) a tree or checkpoint file may have", str(path))
+    return raw
