@@ -4,6 +4,10 @@ Every allowed guess is tried at every node; the only rules are the definitions t
 guess that tells nothing apart (one non-winning part holding every candidate) is never part of an
 optimal tree, and the value of a candidate set is a function of the set (so it is memoised).
 Exponential: for games of a few dozen codes only.
+
+Guesses are all ``game.n_codes`` codes; candidates are secrets, the first ``game.n_secrets``
+codes (all of them except in word games, whose other codes are allowed guesses only), and
+"consistent" guesses are the candidates themselves.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ INFINITY = float("inf")
 
 
 def plain_values(game: Game, guesses: str = "any"):
-    """Functions height(cands) and total(cands, depth) over frozensets of code indices."""
+    """Functions height(cands) and total(cands, depth) over frozensets of secrets (code
+    indices below ``game.n_secrets``)."""
     matrix = game.feedback_matrix()
     everything = range(game.n_codes)
 
@@ -88,9 +93,9 @@ def plain_cost(game: Game, guesses: str = "any"):
 def plain_optimum(game: Game, guesses: str = "any", depth: int | None = None):
     """(min height, min total, min total within the min height) of the whole game."""
     height, total = plain_values(game, guesses)
-    root = frozenset(range(game.n_codes))
+    root = frozenset(range(game.n_secrets))
     h = height(root)
-    unlimited = total(root, depth or game.n_codes)
+    unlimited = total(root, depth or game.n_secrets)
     return int(h), int(unlimited), int(total(root, h))
 
 

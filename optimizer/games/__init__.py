@@ -8,9 +8,11 @@ from functools import lru_cache
 from .base import Game, GameError, Symmetry, quote
 from .battleship import Battleship
 from .digits import DigitGame, parse_digit_spec
+from .words import WordGame, parse_word_spec, read_word_list, word_game
 
 __all__ = [
-    "Game", "GameError", "Symmetry", "DigitGame", "Battleship", "parse_game", "DEFAULT_GAMES"
+    "Game", "GameError", "Symmetry", "DigitGame", "Battleship", "WordGame", "parse_game",
+    "DEFAULT_GAMES", "read_word_list", "word_game",
 ]
 
 ALIASES = {"bullets-maggots": "mastermind:4x10", "hells": "bulls-cows:4x10"}
@@ -31,10 +33,14 @@ DEFAULT_PARAMETERS = {"bulls-cows": "4x10", "mastermind": "4x6", "moo": "10,11,1
 
 @lru_cache(maxsize=4)  # games keep their feedback matrix: up to 100 MB each
 def parse_game(spec: str) -> Game:
-    """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``.
+    """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``,
+    ``wordle``, ``words:answers.txt,guesses.txt`` (see games.words; file paths keep their case).
     Read leniently (case, surrounding spaces, leading zeros): ``Game.spec`` is the canonical
     form, the one tree files must hold. A colon with nothing after it is refused, not read as
     the defaults (``moo:`` is more likely a value lost from a script than a wish for them)."""
+    word_family, word_colon, paths = spec.strip().partition(":")
+    if word_family.strip().lower() in ("wordle", "words"):
+        return parse_word_spec(word_family.strip().lower(), paths if word_colon else None, spec)
     text = ALIASES.get(spec.strip().lower(), spec.strip().lower())
     family, colon, args = text.partition(":")
     if colon and not args and family in DEFAULT_PARAMETERS:
@@ -51,5 +57,5 @@ def parse_game(spec: str) -> Game:
         return Battleship(*(int(g) for g in match.groups()))
     raise GameError(
         f"unknown game {quote(spec)}: use bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, "
-        "moo[:R1,R2,...] or battleship[:RxCxK]"
+        "moo[:R1,R2,...], battleship[:RxCxK], wordle or words:ANSWERS[,GUESSES]"
     )

@@ -1,8 +1,11 @@
 """The common interface every game family provides to the search, the trees and the player.
 
-A game is a finite list of codes in lexicographic order; secrets and allowed guesses are both that
-list (index = position in it), so a guess or a secret is a small integer everywhere. Feedback is a
-small integer id as well; each family says how ids map to the printed numbers of the tree format.
+A game is a finite list of codes, the allowed guesses (index = position in it), so a guess or a
+secret is a small integer everywhere. The secrets are the first ``n_secrets`` codes: all of them in
+the digit games and Battleship (codes in lexicographic order), the answers in word games (which
+list them first), so that secret i is code i. The feedback matrix is F[guess, secret], (n_codes,
+n_secrets) bytes. Feedback is a small integer id as well; each family says how ids map to the
+printed numbers of the tree format.
 Nothing here imports numba: the player and the verifier must start instantly.
 """
 
@@ -68,7 +71,7 @@ class Game:
     """Rules of one code-breaking game; subclasses fill in the family specifics."""
 
     spec: str  # canonical spec string, as the command line accepts it and trees store it
-    codes: np.ndarray  # (N, width) CODE_DTYPE, lexicographic order
+    codes: np.ndarray  # (N, width) CODE_DTYPE: the allowed guesses, the secrets first
     feedback_names: tuple[str, ...]  # e.g. ("bulls", "cows")
     base: int  # feedback id = sum of counts[i] * base ** (len - 1 - i)
     win: int  # feedback id of a solved game
@@ -76,7 +79,14 @@ class Game:
     # --- sizes ---------------------------------------------------------------------------
     @property
     def n_codes(self) -> int:
+        """The number of codes: the allowed guesses."""
         return int(self.codes.shape[0])
+
+    @property
+    def n_secrets(self) -> int:
+        """The number of secrets, the first ``n_secrets`` codes: every code unless the family
+        says otherwise (word games: the answers)."""
+        return self.n_codes
 
     # --- codes -------------------------------------------------------------------------------
     def format_code(self, index: int) -> str:
@@ -177,7 +187,7 @@ class Game:
         raise NotImplementedError
 
     def feedback_matrix(self) -> np.ndarray:
-        """(N, N) uint8 matrix F[guess, secret], built once by a numba kernel and cached."""
+        """(n_codes, n_secrets) uint8 matrix F[guess, secret], built once and cached."""
         matrix = getattr(self, "_matrix", None)
         if matrix is None:
             matrix = self._build_matrix()
@@ -199,8 +209,9 @@ class Game:
         return answers
 
     def parts(self, guess: int, candidates: np.ndarray) -> dict[int, np.ndarray]:
-        """The candidates other than ``guess`` grouped by the feedback ``guess`` gets from them,
-        in feedback-id order (the winning block is left out: it is at most the guess itself)."""
+        """The candidates (secrets) other than ``guess`` grouped by the feedback ``guess`` gets
+        from them, in feedback-id order (the winning block is left out: it is at most the guess
+        itself, and empty when the guess is no secret)."""
         feedback = self.feedback_matrix()[guess, candidates]
         order = np.argsort(feedback, kind="stable")
         values, starts = np.unique(feedback[order], return_index=True)
@@ -209,8 +220,9 @@ class Game:
                 for v, a, b in zip(values, starts, ends, strict=True) if v != self.win}
 
     def feedback_rows(self, guesses: np.ndarray) -> np.ndarray:
-        """(len(guesses), N) uint8: the rows ``guesses`` of the feedback matrix, by numpy alone
-        (``moo info`` reads a few rows and must not load the kernels that build all of them)."""
+        """(len(guesses), n_secrets) uint8: the rows ``guesses`` of the feedback matrix, by
+        numpy alone (``moo info`` reads a few rows and must not load the kernels that build
+        all of them)."""
         raise NotImplementedError
 
     # --- symmetry ----------------------------------------------------------------------------
@@ -231,14 +243,18 @@ class Game:
         feedback)."""
         seen = np.zeros(256, dtype=bool)
         guesses = self.first_guesses() if first is None else first
-        step = max(1, (1 << 24) // self.n_codes)  # rows of at most 16 MB at a time
+        step = max(1, (1 << 24) // self.n_secrets)  # rows of at most 16 MB at a time
         for start in range(0, len(guesses), step):
             seen[self.feedback_rows(guesses[start:start + step]).ravel()] = True
         return np.flatnonzero(seen)
 
     def describe(self) -> dict:
         """Facts for ``moo info``."""
-        return {"game": self.spec, "codes": self.n_codes, "feedback": " ".join(self.feedback_names)}
+        facts = {"game": self.spec, "codes": self.n_codes}
+        if self.n_secrets != self.n_codes:
+            facts["secrets"] = self.n_secrets
+        facts["feedback"] = " ".join(self.feedback_names)
+        return facts
 
 
 def smallest_in_orbits(n: int, generators: list[np.ndarray]) -> np.ndarray:

@@ -15,6 +15,11 @@ two-away`` alike):
 
 Refused: signs, decimals, exponents, words that name no count, digits of other scripts, a number
 out of range, a count named twice, tagged and untagged numbers mixed.
+
+Word games (feedback one mark a letter) are answered with their marks instead, written together or
+each apart: letters ``gybbb`` (g green, y yellow, b, x or . grey), numbers ``21000`` or
+``2 1 0 0 0`` (2 right place, 1 elsewhere, 0 absent), or Wordle's squares ``🟩🟨⬛⬛⬛`` (⬜ grey as
+well; 🟧 and 🟦 are the high-contrast green and yellow); ``w`` when the word is found.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import re
 
 from .base import Game, GameError, quote
+from .words import WordGame
 
 WIN_WORDS = frozenset({"w", "win", "won", "solved", "yes", "y", "right", "correct", "!"})
 ZERO_WORDS = frozenset({"-", "none", "nothing"})
@@ -45,6 +51,8 @@ _SEPARATORS = re.compile(r"[\s,;:=()\[\]]+")
 def read_reply(game: Game, text: str) -> int:
     """Feedback id of what a person typed (see the module's list of forms); a GameError says
     why a reply is refused."""
+    if isinstance(game, WordGame):
+        return _word_reply(game, text)
     if not text.isascii():  # other scripts' digits, look-alike letters: refused, not guessed at
         raise GameError(f"feedback {quote(text)}: use the digits 0-9 and the letters a-z")
     t = text.strip().lower()
@@ -72,11 +80,15 @@ def read_reply(game: Game, text: str) -> int:
 
 def example_reply(game: Game) -> str:
     """A typical reply in plain numbers: ``1 2``, or ``0 2 1`` for three counts."""
+    if isinstance(game, WordGame):
+        return " ".join("21000"[:game.letters].ljust(game.letters, "0"))
     return "1 2" if len(game.feedback_names) == 2 else "0 2 1"
 
 
 def reply_forms(game: Game) -> str:
     """How to type a reply, for the player's help."""
+    if isinstance(game, WordGame):
+        return _WORD_FORMS
     example = example_reply(game)
     text = (f"the numbers {' '.join(game.feedback_names)} ({example}, "
             f"{example.replace(' ', ',')}, ({example.replace(' ', ', ')}) or "
@@ -147,3 +159,39 @@ def _letter_counts(game: Game, words: list[str]) -> tuple[int, ...] | None:
 
 def _how_many(game: Game) -> str:
     return f"{len(game.feedback_names)} numbers ({' '.join(game.feedback_names)})"
+
+
+# Word games: one mark a letter, 2 (right place), 1 (elsewhere) or 0 (absent).
+WORD_MARKS = {"2": 2, "1": 1, "0": 0, "g": 2, "y": 1, "b": 0, "x": 0, ".": 0,
+              "\U0001f7e9": 2, "\U0001f7e8": 1, "\u2b1b": 0, "\u2b1c": 0,  # 🟩 🟨 ⬛ ⬜
+              "\U0001f7e7": 2, "\U0001f7e6": 1}  # 🟧 🟦: the high-contrast colours
+_WORD_FORMS = ("one mark a letter, written together or apart: g y b for green, yellow and grey "
+               "(gybbb; x or . for grey too), the numbers 2 1 0 (21000 or 2 1 0 0 0: 2 right "
+               "place, 1 elsewhere, 0 absent), or Wordle's squares \U0001f7e9\U0001f7e8\u2b1b"
+               "\u2b1b\u2b1b (\u2b1c for grey too)")
+_WORD_SEPARATORS = re.compile(r"[\s,;()\[\]]+")
+
+
+def _word_reply(game: WordGame, text: str) -> int:
+    """The marks of a word game's reply (the module's forms for word games)."""
+    t = text.replace("\ufe0f", "").strip().lower()  # squares may carry a variation selector
+    tokens = [tok for tok in _WORD_SEPARATORS.split(t) if tok]
+    if len(tokens) == 1:
+        marks = list(tokens[0])
+    elif all(len(tok) == 1 for tok in tokens):
+        marks = tokens
+    else:
+        raise GameError(f"feedback {quote(text)}: give one mark a letter, written together "
+                        "(gybbb, 21000) or each apart (2 1 0 0 0)")
+    is_marks = all(m in WORD_MARKS for m in marks)
+    if t in WIN_WORDS and not (is_marks and len(marks) == game.letters):
+        return game.win
+    if t in ZERO_WORDS - {"-"}:
+        return game.feedback_id((0,) * game.letters)
+    bad = next((m for m in marks if m not in WORD_MARKS), None)
+    if bad is not None:
+        raise GameError(f"feedback {quote(text)}: {bad!r} is not a mark; give {_WORD_FORMS}")
+    if len(marks) != game.letters:
+        raise GameError(f"feedback {quote(text)} has {len(marks)} marks: give {game.letters}, "
+                        "one a letter (e.g. gybbb, 21000, 2 1 0 0 0)")
+    return game.feedback_id(tuple(WORD_MARKS[m] for m in marks))
