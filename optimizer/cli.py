@@ -298,23 +298,17 @@ def cmd_info(args) -> int:
 
 def cmd_build(args) -> int:
     from .objective import bound_note
-    from .search.build import build_tree
+    from .search.build import build
+    from .search.observer import Observer
+    from .search.request import Request
     from .tree import checkpoint_facts, resting, write_tree
 
     game = parse_game(args.game)
-    if not args.strategy and not args.objective:
-        args.strategy = "first-consistent"
-    if args.objective is None and (args.lookahead or args.improve):
-        raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
-                         "not to greedy strategies")
-    if args.objective is None and (args.workers is not None or args.scheduler is not None):
-        raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
-                         "a greedy strategy is built in this process")
-    if args.objective is not None:
-        tree = _build_exact(game, args)
-    else:
-        tree = build_tree(game, strategy=args.strategy, guesses=args.guesses, seed=args.seed,
-                          checkpoint=args.checkpoint)
+    tree = build(Request(
+        game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
+        seed=args.seed, time_limit=args.time_limit, started=args.started, workers=args.workers,
+        scheduler=args.scheduler, checkpoint=args.checkpoint, lookahead=args.lookahead,
+        improve=args.improve), Observer(quiet=args.quiet))
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
     stopped = bool(tree.meta.get("stopped"))
@@ -334,17 +328,6 @@ def cmd_build(args) -> int:
               "settled by earlier runs (claims this run did not check; `moo checkpoint verify` "
               "re-proves them; the tree's meta.checkpoint_facts records the count)")
     return STOPPED if stopped else FINISHED
-
-
-def _build_exact(game, args):
-    from .search.objectives import Search
-
-    deadline = args.started + args.time_limit if args.time_limit is not None else None
-    with Search(game, args.guesses, workers=args.workers, scheduler=args.scheduler,
-                deadline=deadline, progress=not args.quiet,
-                checkpoint=args.checkpoint, lookahead=args.lookahead,
-                improve=args.improve) as search:
-        return search.build(args.objective)
 
 
 # --recheck runs the exact search again: seconds for Mastermind 4x6 (1296 codes) and moo
@@ -438,16 +421,17 @@ def _recheck(tree, result) -> dict:
     ``optimal: true`` needs the tree's value to be the optimum; ``lower_bound`` must not exceed
     the optimum's first component."""
     from .objective import exact_objective
-    from .search.build import build_tree
-    from .tree import replay
+    from .search.build import build
+    from .search.observer import Observer
+    from .search.request import Request
 
     objective = exact_objective(tree.objective)
     start = time.perf_counter()
-    best = build_tree(tree.game, objective=objective.name, guesses=tree.guesses)
+    best = build(Request(tree.game, objective.name, guesses=tree.guesses), Observer())
     seconds = time.perf_counter() - start
     if not best.optimal:
         raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
-    optimum = objective.value(replay(best))
+    optimum = objective.value(best.replayed)
     own = objective.value(result)
     names = ",".join(objective.components)
     shown = ", ".join(map(str, optimum))
