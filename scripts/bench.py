@@ -74,12 +74,13 @@ def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> di
     Search.total_start) and the workers are set-up."""
     from optimizer.games import parse_game
     from optimizer.search.objectives import Objective, Search, height_incumbent
+    from optimizer.search.request import Request
 
     start = time.perf_counter()
     game = parse_game(game_spec)
     obj = Objective.parse(objective)
     depth = obj.depth or game.n_codes
-    with Search(game, guesses, workers=workers, progress=False) as search:
+    with Search(Request(game, objective, guesses=guesses, workers=workers)) as search:
         if obj.first == "height":
             incumbent = height_incumbent(game, guesses)
         else:
@@ -97,8 +98,24 @@ def run(game_spec: str, objective: str, guesses: str, workers: int | None) -> di
 
 # --- side by side with another revision ------------------------------------------------------
 # Refute the first N Battleship root classes at height 5 with 2 workers, each class's largest
-# part split by second guess; one script per API (before and after the engine was reshaped).
+# part split by second guess; one script per API (the pool era, the engine's, the request's).
 CLASSES_NOW = """
+import sys, time
+from optimizer.games import parse_game
+from optimizer.search.height import height_order
+from optimizer.search.objectives import Search
+from optimizer.search.request import Request
+with Search(Request(parse_game("battleship"), workers=2)) as search:
+    search.ready()
+    driver = search.height_search()
+    driver.screen_from = 10**9
+    classes = height_order(driver.root_classes())[:int(sys.argv[1])]
+    start = time.perf_counter()
+    root, _, _ = driver._height_at(classes, 5)
+    print(time.perf_counter() - start, root is None)
+"""
+# The same for revisions of the engine era, before the request (their own API: not renamed).
+CLASSES_ENGINE = """
 import sys, time
 from tqdm import tqdm
 from optimizer.games import parse_game
@@ -190,7 +207,10 @@ def side_by_side(rev: str, classes: int, rounds: int, long: bool, this: str | No
 
 def _classes_script(tree: Path) -> str:
     """The Battleship script for the API of the revision in ``tree``."""
-    return CLASSES_POOL if (tree / "optimizer" / "search" / "driver.py").exists() else CLASSES_NOW
+    search = tree / "optimizer" / "search"
+    if (search / "driver.py").exists():
+        return CLASSES_POOL
+    return CLASSES_NOW if (search / "request.py").exists() else CLASSES_ENGINE
 
 
 def args_this(tree: Path) -> str:

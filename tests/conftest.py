@@ -26,9 +26,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _first_consistent(spec: str) -> Tree:
-    from optimizer.search.build import build_tree
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
 
-    return build_tree(parse_game(spec), strategy="first-consistent")
+    return build(Request(parse_game(spec), strategy="first-consistent"))
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,8 @@ from optimizer.formats.checkpoint import Checkpoint
 from optimizer.formats.checkpoint_io import CheckpointError
 from optimizer.formats.tree_file import read_tree
 from optimizer.games import parse_game
-from optimizer.search.objectives import build_exact
+from optimizer.search.build import build
+from optimizer.search.request import Request
 from optimizer.tree import replay
 
 SPEC = "battleship:2x4x2"  # optimum 5: many first-guess classes are refuted at height 4
@@ -186,10 +187,10 @@ def test_build_with_the_checkpoint_of_a_proof(tmp_path):
     """moo build --objective height reads (and adds to) the proof's file: the same optimal
     height, with the refuted first guesses not searched again, and the meta says so."""
     game = parse_game(SPEC)
-    plain = build_exact(game, "height", workers=1, progress=False)
+    plain = build(Request(game, "height", workers=1))
     path = tmp_path / "cp.json"
     _prove(path)
-    known = build_exact(game, "height", workers=1, progress=False, checkpoint=str(path))
+    known = build(Request(game, "height", workers=1, checkpoint=str(path)))
     assert plain.optimal and known.optimal
     assert replay(known).height == replay(plain).height == 5
     assert known.meta["height_search"]["nodes"] < plain.meta["height_search"]["nodes"]
@@ -202,7 +203,7 @@ def test_total_facts_are_true(tmp_path):
     optimum."""
     game = parse_game(TOTAL_SPEC)
     path = tmp_path / "cp.json"
-    tree = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    tree = build(Request(game, "total", workers=1, checkpoint=str(path)))
     log = Checkpoint(path, game, "any")
     facts = log.totals["total", game.n_codes]
     assert facts.incumbent[0] == replay(tree).total == 73
@@ -221,7 +222,7 @@ def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
     from optimizer.search import total as total_module
 
     game = parse_game("mastermind:3x4")
-    plain = build_exact(game, "total", workers=1, progress=False)
+    plain = build(Request(game, "total", workers=1))
     path = tmp_path / "cp.json"
     real = total_module.TotalSearch.class_total
     calls = []
@@ -233,10 +234,10 @@ def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
         return real(self, *args, **kw)
 
     monkeypatch.setattr(total_module.TotalSearch, "class_total", stop_after_one)
-    first = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    first = build(Request(game, "total", workers=1, checkpoint=str(path)))
     assert first.meta["stopped"] and not first.optimal
     monkeypatch.setattr(total_module.TotalSearch, "class_total", real)
-    second = build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    second = build(Request(game, "total", workers=1, checkpoint=str(path)))
     assert second.optimal and replay(second).total == replay(plain).total
     assert (second.meta["total_search"]["classes_searched"]
             < plain.meta["total_search"]["classes_searched"]
@@ -246,7 +247,7 @@ def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
 def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
     game = parse_game(TOTAL_SPEC)
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    build_exact(game, "total", workers=1, progress=False, checkpoint=str(a))
+    build(Request(game, "total", workers=1, checkpoint=str(a)))
     prove_height(TOTAL_SPEC, 4, workers=1, progress=False, checkpoint=str(b))
     assert moo(["checkpoint", "merge", str(a), str(b), "-o", str(tmp_path / "c.json")]) == 0
     merged = Checkpoint(tmp_path / "c.json", game, "any")
@@ -264,7 +265,7 @@ def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
 def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     game = parse_game(TOTAL_SPEC)
     path = tmp_path / "cp.json"
-    build_exact(game, "total", workers=1, progress=False, checkpoint=str(path))
+    build(Request(game, "total", workers=1, checkpoint=str(path)))
     prove_height(TOTAL_SPEC, 4, workers=1, progress=False, checkpoint=str(path))
     assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 0
     assert "OK: every claim checked holds" in capsys.readouterr().out

@@ -10,7 +10,8 @@ from optimizer.cli import main as moo
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
 from optimizer.objective import cost_value
-from optimizer.search.objectives import build_exact
+from optimizer.search.build import build
+from optimizer.search.request import Request
 from optimizer.search.solver import NodeSolver
 from optimizer.tree import replay
 
@@ -83,7 +84,7 @@ def test_built_trees_are_the_plain_optimum(spec, mode, workers, plain):
     everything = frozenset(range(game.n_codes))
     for objective, depth in (("height,deepest", height), (f"deepest@{height}", height),
                              (f"deepest@{height + 1}", height + 1)):
-        tree = build_exact(game, objective, mode, workers=workers, progress=False)
+        tree = build(Request(game, objective, guesses=mode, workers=workers))
         result = replay(tree)
         assert tree.optimal and not result.defects and result.height <= depth
         assert cost_value("deepest", depth, result) == cost(everything, depth,
@@ -93,7 +94,7 @@ def test_built_trees_are_the_plain_optimum(spec, mode, workers, plain):
 
 def test_deepest_below_the_least_height_is_a_clear_error():
     with pytest.raises(ValueError, match="no tree of height 3"):
-        build_exact(parse_game("mastermind:3x3"), "deepest@3", "any", workers=1, progress=False)
+        build(Request(parse_game("mastermind:3x3"), "deepest@3", guesses="any", workers=1))
 
 
 def test_prove_deepest(capsys, plain):

@@ -17,9 +17,11 @@ import pytest
 from oracle import plain_optimum
 
 from optimizer.games import parse_game
-from optimizer.search.engine import Dask, InProcess, open_engine
+from optimizer.search.dask_engine import Dask
+from optimizer.search.engine import InProcess, open_engine
 from optimizer.search.height import HeightSearch
 from optimizer.search.objectives import Search
+from optimizer.search.request import Request
 from optimizer.search.root import RootSearch
 from optimizer.search.solver import NodeSolver
 from optimizer.tree import replay
@@ -93,7 +95,7 @@ def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, spl
     game = parse_game(spec)
     height, total, limited = plain_optimum(game, mode)
     solver = NodeSolver(game, mode, table_bits=14)
-    with Search(game, mode, scheduler=cluster, progress=False, solver=solver) as search:
+    with Search(Request(game, guesses=mode, scheduler=cluster), solver=solver) as search:
         assert isinstance(search.engine, Dask)
         found = search.min_height()
         assert found.optimal and found.value == height
@@ -118,7 +120,7 @@ def test_a_small_game_in_one_job_or_by_classes_finds_the_plain_optima(spec, mode
     monkeypatch.setattr(TotalSearch, "whole_game", lambda self: whole)
     game = parse_game(spec)
     height, total, limited = plain_optimum(game, mode)
-    with Search(game, mode, workers=1, progress=False,
+    with Search(Request(game, guesses=mode, workers=1),
                 solver=NodeSolver(game, mode, table_bits=14)) as search:
         for depth, expected in ((game.n_codes, total), (height, limited)):
             out = search.min_total(depth)
@@ -130,12 +132,12 @@ def test_a_small_game_in_one_job_or_by_classes_finds_the_plain_optima(spec, mode
 
 
 def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
-    from optimizer.search.objectives import total_incumbent
+    from optimizer.search.strategies import total_incumbent
     from optimizer.search.total import TotalSearch
 
     game = parse_game("mastermind:4x6")
     upper, incumbent = total_incumbent(game, "any", game.n_codes)
-    with Search(game, "any", workers=1, progress=False, deadline=time.monotonic() + 0.05,
+    with Search(Request(game, workers=1, time_limit=0.05),
                 solver=NodeSolver(game, "any", table_bits=16)) as search:
         search.ready(("height", "total"))
         assert TotalSearch(search.solver, search.engine).whole_game()
@@ -148,10 +150,10 @@ def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
 def test_the_screened_height_search_takes_classes_in_order(cluster, split_everything):
     """Results are taken in the classes' order: the tree found does not depend on timing."""
     game = parse_game("battleship:2x4x2")
-    with Search(game, "any", scheduler=cluster, progress=False,
+    with Search(Request(game, scheduler=cluster),
                 solver=NodeSolver(game, "any", table_bits=14)) as far:
         screened = far.min_height()
-    with Search(game, "any", workers=1, progress=False,
+    with Search(Request(game, workers=1),
                 solver=NodeSolver(game, "any", table_bits=14)) as near:
         alone = near.min_height()
     assert screened.value == alone.value and screened.root.guess == alone.root.guess
@@ -164,7 +166,7 @@ def test_a_lost_worker_does_not_change_the_answer(tmp_path):
     address, procs = _start_cluster(tmp_path)
     try:
         game = parse_game("moo:10,11,12")
-        with Search(game, "any", scheduler=address, progress=False) as search:
+        with Search(Request(game, scheduler=address)) as search:
             search.ready()
             timer = threading.Timer(1.0, procs[1].kill)
             timer.start()

@@ -21,8 +21,9 @@ import pytest
 
 from optimizer.cli import main
 from optimizer.games import parse_game
-from optimizer.search import engine
-from optimizer.search.engine import Dask, EngineError, engine_plan, worker_limit
+from optimizer.search import dask_engine, engine
+from optimizer.search.dask_engine import Dask
+from optimizer.search.engine import EngineError, engine_plan, worker_limit
 from optimizer.search.solver import NodeSolver
 
 
@@ -180,7 +181,7 @@ def test_a_closed_port_is_refused_at_once(capsys, monkeypatch):
 def test_a_server_that_is_no_scheduler_is_given_up_on(answer, capsys, monkeypatch, tmp_path):
     """Dask's handshake waits forever on a server that accepts and says nothing: the engine
     gives up after CONNECT_SECONDS (shortened here), with status 2 and one line."""
-    monkeypatch.setattr(engine, "CONNECT_SECONDS", 2.0)
+    monkeypatch.setattr(dask_engine, "CONNECT_SECONDS", 2.0)
     server = _Server(answer)
     try:
         out = str(tmp_path / "t.json")

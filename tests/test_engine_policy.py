@@ -16,6 +16,7 @@ from optimizer.games import parse_game
 from optimizer.search import engine as engine_module
 from optimizer.search.engine import InProcess, open_engine, parallel_pays
 from optimizer.search.objectives import Search
+from optimizer.search.request import Request
 from optimizer.search.root import RootSearch, root_classes
 from optimizer.search.solver import NodeSolver
 
@@ -88,13 +89,13 @@ def test_threads_find_the_optima_of_one_thread(spec, mode, two_cores, monkeypatc
     """Split over two threads (every part split guess by guess), each thread with a solver of
     its own: the same least height and totals as the one-job search of one thread."""
     game = parse_game(spec)
-    with Search(game, mode, workers=1, progress=False) as alone:
+    with Search(Request(game, guesses=mode, workers=1)) as alone:
         height = alone.min_height().value
         totals = [alone.min_total(d).value for d in (game.n_codes, height)]
     monkeypatch.setattr(engine_module, "PARALLEL_PART", 1)
     monkeypatch.setattr(RootSearch, "split_size", 3)
     monkeypatch.setattr(RootSearch, "chunk", 2)
-    with Search(game, mode, progress=False) as search:
+    with Search(Request(game, guesses=mode)) as search:
         engine = search.engine
         assert isinstance(engine, InProcess) and engine.workers == 2
         found = search.min_height()

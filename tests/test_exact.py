@@ -6,7 +6,9 @@ from oracle import plain_optimum, plain_values
 
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
-from optimizer.search.objectives import Objective, build_exact
+from optimizer.search.build import build
+from optimizer.search.objectives import Objective
+from optimizer.search.request import Request
 from optimizer.search.solver import NodeSolver
 from optimizer.tree import Tree, replay
 
@@ -203,7 +205,7 @@ def test_a_stopped_search_stores_nothing():
                                        "total@4"])
 def test_build_exact_trees_replay(objective):
     game = parse_game("mastermind:3x3")
-    tree = build_exact(game, objective, "any", workers=1, progress=False)
+    tree = build(Request(game, objective, guesses="any", workers=1))
     result = replay(tree)
     assert not result.defects and tree.optimal
     h, total, limited = plain_optimum(game, "any")
@@ -227,7 +229,7 @@ def _least_height_at_least_total(game) -> int:
 
 def test_depth_limit_below_the_optimum_is_a_clear_error():
     with pytest.raises(ValueError, match="no tree of height 2"):
-        build_exact(parse_game("mastermind:3x3"), "total@2", "any", workers=1, progress=False)
+        build(Request(parse_game("mastermind:3x3"), "total@2", guesses="any", workers=1))
 
 
 def test_objective_parsing():
@@ -251,7 +253,7 @@ def test_time_limit_writes_the_best_tree_with_a_bound():
     """A stopped total search still gives a valid tree, marked not optimal, with the proven lower
     bound below or at its total, and says it stopped."""
     game = parse_game("mastermind:4x4")
-    tree = build_exact(game, "total", "any", time_limit=0.01, workers=1, progress=False)
+    tree = build(Request(game, "total", guesses="any", time_limit=0.01, workers=1))
     result = replay(tree)
     assert not result.defects
     assert tree.optimal is False and tree.meta["stopped"] is True
@@ -263,7 +265,7 @@ def test_time_limit_writes_the_best_tree_with_a_bound():
 @pytest.mark.parametrize("spec", ["mastermind:1x1", "moo:1", "battleship:1x2x2"])
 @pytest.mark.parametrize("objective", ["height", "total", "height,total", "total,height"])
 def test_a_game_of_one_code(spec, objective):
-    tree = build_exact(parse_game(spec), objective, "any", workers=1, progress=False)
+    tree = build(Request(parse_game(spec), objective, guesses="any", workers=1))
     result = replay(tree)
     assert tree.optimal and result.total == 1 and result.height == 1
 
@@ -291,15 +293,15 @@ def test_bulls_and_cows_needs_seven(capsys):
 def test_build_tree_keeps_the_greedy_incumbents_apart(monkeypatch):
     """The first greedy tree too deep for the limit does not end the list: with most-parts
     first (its Mastermind 4x4 tree has height 5), the incumbent within 4 is the next rule's."""
-    from optimizer.search import objectives
-    from optimizer.search.objectives import _greedy, total_incumbent
+    from optimizer.search import strategies
+    from optimizer.search.strategies import greedy, total_incumbent
 
     game = parse_game("mastermind:4x4")
     first, second = "most-parts", "entropy"
-    assert _greedy(game, first, "any", None)[0] > 4  # the premise: the first does not fit
-    height, expected, _ = _greedy(game, second, "any", None)
+    assert greedy(game, first, "any", None)[0] > 4  # the premise: the first does not fit
+    height, expected, _ = greedy(game, second, "any", None)
     assert height <= 4
-    monkeypatch.setattr(objectives, "TOTAL_INCUMBENTS", (first, second))
+    monkeypatch.setattr(strategies, "TOTAL_INCUMBENTS", (first, second))
     total, root = total_incumbent(game, "any", 4)
     tree = Tree(game=game, root=root, objective="", guesses="any")
     assert total == expected and replay(tree).height <= 4 and replay(tree).total == total

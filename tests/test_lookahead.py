@@ -108,21 +108,19 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
 
     from optimizer.cli.checkpoints import verify
     from optimizer.search.objectives import Search
-    from optimizer.search.root import Outcome
-    from optimizer.search.total import TotalSearch
+    from optimizer.search.request import Request
 
     game = parse_game(spec)
     plain = plain_cost(game, mode)
     n = game.n_codes
     log = tmp_path / "facts.json"
-    with Search(game, mode, workers=1, progress=False, checkpoint=str(log)) as search:
+    with Search(Request(game, "total", guesses=mode, workers=1, checkpoint=str(log),
+                        lookahead=2)) as search:
         search.ready()
-        total = TotalSearch(search.solver, search.engine, progress=False,
-                            checkpoint=search.checkpoint)
-        total.lookahead = 2
+        total = search.total_search()
         classes = total.first_classes(n)
         before = {g: b for b, g, _ in classes}
-        raised = total.raise_bounds(classes, n, int(B.INF), Outcome(0, None, False, 0))
+        raised = total.raise_bounds(classes, n, int(B.INF))
     assert any(b > before[g] for b, g, _ in raised)
     for bound, guess, parts in raised:
         true = n + sum(plain(frozenset(int(c) for c in p), n - 1, 1, 0) for p in parts.values())
@@ -138,11 +136,12 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
                                        ("battleship:2x4x2", "any")])
 @pytest.mark.slow
 def test_a_search_with_raised_bounds_stays_exact(spec, mode):
-    from optimizer.search.objectives import build_exact
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
     from optimizer.tree import replay
 
     game = parse_game(spec)
     plain = plain_cost(game, mode)
-    tree = build_exact(game, "total", mode, progress=False, lookahead=2, improve=5)
+    tree = build(Request(game, "total", guesses=mode, lookahead=2, improve=5))
     assert tree.optimal
     assert replay(tree).total == plain(frozenset(range(game.n_codes)), game.n_codes, 1, 0)

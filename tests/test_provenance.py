@@ -152,11 +152,12 @@ def test_the_refutation_that_proves_a_height_is_what_is_counted(tmp_path):
     counting bound, refuted first, then down from the top to the least height)."""
     from optimizer.cli.prove import prove_height
     from optimizer.search.objectives import Search
+    from optimizer.search.request import Request
 
     spec = "mastermind:3x3"  # least height 4; the counting bound 3 is refuted in 2 classes
     path = tmp_path / "cp.json"
     assert prove_height(spec, 4, workers=1, progress=False, checkpoint=str(path))["holds"]
-    with Search(parse_game(spec), workers=1, progress=False, checkpoint=str(path)) as search:
+    with Search(Request(parse_game(spec), workers=1, checkpoint=str(path))) as search:
         out = search.min_height((None, None))  # no tree in hand: heights 4 to 26 are feasible
     assert out.optimal and out.value == 4
     assert out.taken == 2 and out.searched == 0 and search.facts_taken == 2

@@ -41,7 +41,7 @@ def test_rollout_trees_are_whole_fit_and_never_beat_the_optimum(spec, mode):
     least = plain(frozenset(range(game.n_codes)), game.n_codes, 1, 0)  # within any height
     lowest = solver.min_height()  # checked against the plain search in test_exact.py
     for depth in range(2, 8):
-        total, root = improve(solver, None, None, depth, 5.0, 0, progress=False)
+        total, root = improve(solver, None, None, depth, 5.0, 0)
         assert (root is not None) == (depth >= lowest)  # a tree whenever one exists
         if root is None:
             continue

@@ -15,7 +15,8 @@ from optimizer.cli.compare import compare, table
 from optimizer.formats.tree_file import tree_to_json, write_tree
 from optimizer.games import parse_game
 from optimizer.kernels.heuristics import RULES, choose_guess
-from optimizer.search.build import build_tree
+from optimizer.search.build import build
+from optimizer.search.request import Request
 from optimizer.search.strategies import CONSISTENT_ONLY, HEURISTICS, STRATEGIES, grow_tree
 from optimizer.tree import Tree, replay
 
@@ -46,7 +47,7 @@ def _guesses_made(node, out=None) -> list[int]:
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_every_strategy_solves_every_secret(spec, mode, name):
     game = parse_game(spec)
-    tree = build_tree(game, strategy=name, guesses=mode, seed=1)
+    tree = build(Request(game, strategy=name, guesses=mode, seed=1))
     result = replay(tree)  # replay also flags non-candidate guesses of "consistent" trees
     assert result.defects == []
     assert result.secrets == game.n_codes
@@ -72,7 +73,7 @@ def test_depths_counted_while_growing_are_the_replays(spec, mode, name):
 @pytest.mark.parametrize("name", HEURISTICS)
 def test_consistent_heuristics_guess_only_candidates(spec, name):
     game = parse_game(spec)
-    tree = build_tree(game, strategy=name, guesses="consistent")
+    tree = build(Request(game, strategy=name, guesses="consistent"))
     stack = [(tree.root, np.arange(game.n_codes, dtype=np.int32))]
     while stack:
         node, candidates = stack.pop()
@@ -85,16 +86,17 @@ def test_consistent_heuristics_guess_only_candidates(spec, name):
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_same_request_same_tree(name):
     game = parse_game("mastermind:4x4")
-    first = tree_to_json(build_tree(game, strategy=name, guesses="any", seed=7))
-    again = tree_to_json(build_tree(game, strategy=name, guesses="any", seed=7))
+    first = tree_to_json(build(Request(game, strategy=name, guesses="any", seed=7)))
+    again = tree_to_json(build(Request(game, strategy=name, guesses="any", seed=7)))
     assert orjson.dumps(first) == orjson.dumps(again)
 
 
 def test_random_consistent_follows_its_seed():
     game = parse_game("mastermind:4x6")
-    trees = [tree_to_json(build_tree(game, strategy="random-consistent", seed=s)) for s in (1, 2)]
+    trees = [tree_to_json(build(Request(game, strategy="random-consistent", seed=s)))
+             for s in (1, 2)]
     assert trees[0]["root"] != trees[1]["root"]
-    assert tree_to_json(build_tree(game, strategy="random-consistent", seed=2)) == trees[1]
+    assert tree_to_json(build(Request(game, strategy="random-consistent", seed=2))) == trees[1]
 
 
 # --- the kernel against a plain Python reference ------------------------------------------
@@ -141,14 +143,14 @@ def test_kernel_matches_reference(spec, rule):
 
 # --- published figures ---------------------------------------------------------------------
 def test_first_consistent_published_figures():
-    mastermind = replay(build_tree(parse_game("mastermind"), strategy="first-consistent"))
+    mastermind = replay(build(Request(parse_game("mastermind"), strategy="first-consistent")))
     assert (mastermind.total, mastermind.height) == (7471, 9)
-    bulls_cows = replay(build_tree(parse_game("bulls-cows"), strategy="first-consistent"))
+    bulls_cows = replay(build(Request(parse_game("bulls-cows"), strategy="first-consistent")))
     assert (bulls_cows.total, bulls_cows.height) == (28024, 9)
 
 
 def test_knuth_minimax_on_mastermind():
-    tree = build_tree(parse_game("mastermind"), strategy="minimax", guesses="any")
+    tree = build(Request(parse_game("mastermind"), strategy="minimax", guesses="any"))
     result = replay(tree)
     assert result.height == 5
     assert abs(result.total - 5801) <= 40
@@ -157,20 +159,21 @@ def test_knuth_minimax_on_mastermind():
 
 def test_battleship_expected_size_near_the_public_best():
     game = parse_game("battleship")
-    tree = build_tree(game, strategy="expected-size", guesses="consistent")
+    tree = build(Request(game, strategy="expected-size", guesses="consistent"))
     result = replay(tree)
     assert abs(result.total - 24716) <= 20 and result.height == 10
     mirror_images = {"A1 A3 H1", "A2 A4 H4", "A1 H1 H3", "A4 H2 H4"}
     assert game.format_code(tree.root.guess) in mirror_images
-    best = replay(build_tree(game, strategy="entropy", guesses="any"))
+    best = replay(build(Request(game, strategy="entropy", guesses="any")))
     assert best.total < 24716
 
 
 # --- compare, report, experiment -----------------------------------------------------------
 def test_compare_lists_strategies_and_stored_trees(tmp_path, capsys):
     game = parse_game("mastermind:3x3")
-    write_tree(build_tree(game, strategy="minimax"), tmp_path / "mastermind-3x3.minimax.any.json")
-    write_tree(build_tree(parse_game("moo:3,4,5")), tmp_path / "moo-3_4_5.first.json")
+    write_tree(build(Request(game, strategy="minimax")),
+               tmp_path / "mastermind-3x3.minimax.any.json")
+    write_tree(build(Request(parse_game("moo:3,4,5"))), tmp_path / "moo-3_4_5.first.json")
     (tmp_path / "broken.json").write_bytes(b'{"format": "decision-tree", "vers')
     (tmp_path / "mastermind-3x3.height-checkpoint.json").write_bytes(
         b'{"format": "moo-height-checkpoint", "version": 1, "game": "mastermind:3x3",'

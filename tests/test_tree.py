@@ -95,9 +95,10 @@ def test_first_consistent_bulls_and_cows(bc_tree):
 
 
 def test_first_consistent_mastermind():
-    from optimizer.search.build import build_tree
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
 
-    tree = build_tree(parse_game("mastermind:4x6"), strategy="first-consistent")
+    tree = build(Request(parse_game("mastermind:4x6"), strategy="first-consistent"))
     result = verify(tree)
     assert not result.defects
     assert (result.secrets, result.total, result.height) == (1296, 7471, 9)

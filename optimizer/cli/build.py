@@ -47,22 +47,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> Exit:
     from ..formats.tree_file import write_tree
     from ..objective import bound_note
-    from ..search.build import build_tree
+    from ..search.build import build
+    from ..search.observer import Observer
+    from ..search.request import Request
 
     game = parse_game(args.game)
-    if not args.strategy and not args.objective:
-        args.strategy = "first-consistent"
-    if args.objective is None and (args.lookahead or args.improve):
-        raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
-                         "not to greedy strategies")
-    if args.objective is None and (args.workers is not None or args.scheduler is not None):
-        raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
-                         "a greedy strategy is built in this process")
-    if args.objective is not None:
-        tree = _build_exact(game, args)
-    else:
-        tree = build_tree(game, strategy=args.strategy, guesses=args.guesses, seed=args.seed,
-                          checkpoint=args.checkpoint)
+    tree = build(Request(
+        game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
+        seed=args.seed, time_limit=args.time_limit, started=args.started, workers=args.workers,
+        scheduler=args.scheduler, checkpoint=args.checkpoint, lookahead=args.lookahead,
+        improve=args.improve), Observer(quiet=args.quiet))
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
     stopped = bool(tree.meta.get("stopped"))
@@ -83,13 +77,3 @@ def run(args: argparse.Namespace) -> Exit:
               "re-proves them; the tree's meta.checkpoint_facts records the count)")
     return Exit.STOPPED if stopped else Exit.FINISHED
 
-
-def _build_exact(game, args):
-    from ..search.objectives import Search
-
-    deadline = args.started + args.time_limit if args.time_limit is not None else None
-    with Search(game, args.guesses, workers=args.workers, scheduler=args.scheduler,
-                deadline=deadline, progress=not args.quiet,
-                checkpoint=args.checkpoint, lookahead=args.lookahead,
-                improve=args.improve) as search:
-        return search.build(args.objective)

@@ -100,34 +100,33 @@ def merge(args) -> Exit:
 def verify(args) -> Exit:
     """Every claim re-proved: a refuted height by searching for a tree of that height opening
     with the guess, a total by the least-total search of the trees opening with it."""
-    from tqdm import tqdm
-
     from ..formats.checkpoint import Checkpoint
-    from ..search.engine import engine_plan
     from ..search.objectives import Search
+    from ..search.observer import Observer
+    from ..search.request import Request
 
     log = Checkpoint.read(args.file)
     game = log.game
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
     for (cost, depth), facts in sorted(log.totals.items()):
         claims += [(cost, g, depth, e) for g, e in sorted(facts.classes.items())]
-    engine_plan(game, args.workers, args.scheduler)  # bad settings are refused in any case
+    request = Request(game, guesses=log.guesses, time_limit=args.time_limit,
+                      started=args.started, workers=args.workers, scheduler=args.scheduler)
+    request.check_engine()  # bad settings are refused in any case
     if not claims:  # nothing checked is not "every claim holds"
         print(f"{args.file}: no claims to check ({game.spec}, {log.guesses} guesses)")
         return Exit.FINISHED
     if args.sample is not None and args.sample < len(claims):
         claims = random.Random(args.seed).sample(claims, args.sample)
-    deadline = args.started + args.time_limit if args.time_limit is not None else None
     false: list[str] = []
     checked = 0
-    with Search(game, log.guesses, workers=args.workers, scheduler=args.scheduler,
-                deadline=deadline, progress=False) as search:
+    with Search(request) as search:
         search.ready()
-        bar = tqdm(claims, desc="claims", unit="claim", disable=args.quiet)
+        bar = Observer(quiet=args.quiet).bar(claims, desc="claims", unit="claim")
         for kind, guess, depth, entry in bar:
-            if deadline is not None and time.monotonic() >= deadline:
+            if search.deadline is not None and time.monotonic() >= search.deadline:
                 break
-            holds, text = _check(search, kind, guess, depth, entry)
+            holds, text = search.check_claim(kind, guess, depth, entry)
             if holds is None:
                 break  # stopped: the claim was not decided
             checked += 1
@@ -146,53 +145,3 @@ def verify(args) -> Exit:
     print("OK: every claim checked holds")
     return Exit.FINISHED
 
-
-def _check(search, kind: str, guess: int, depth: int, entry):
-    """(whether the claim holds, or None when the search was stopped; the claim in words)."""
-    from ..search.height import HeightSearch
-    from ..search.jobs import class_bound
-    from ..search.root import Outcome
-    from ..search.total import TotalSearch
-
-    game = search.game
-    code = game.format_code(guess)
-    parts = game.parts(guess, search.solver.root())
-    args = dict(deadline=search.deadline, progress=False)
-    out = Outcome(0, None, False, 0)
-    try:
-        if kind == "height":
-            text = f"{code} refuted within {depth} guesses"
-            root = HeightSearch(search.solver, search.engine, **args).class_tree(
-                guess, parts, depth - 1, out)
-            return root is None, text
-        claimed = entry.get("exact", entry.get("at_least"))
-        text = (f"{code} within {depth}: least {kind} "
-                + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
-        if "lookahead" in entry:  # shown by the lookahead bound: shown again the same way
-            levels = entry["lookahead"]
-            text += f" (lookahead bound, {levels} levels)"
-            job = search.engine.submit(class_bound, guess, sorted(
-                parts.values(), key=len, reverse=True), depth, levels, claimed, kind)
-            if search.engine.wait([job], _left(search.deadline)) is None:
-                search.engine.cancel([job])
-                return None, ""
-            return job.result()[0] >= claimed, text
-        ceiling = claimed + 1 if "exact" in entry else claimed
-        searcher = TotalSearch(search.solver, search.engine, **args)
-        searcher.cost = kind
-        value, root = searcher.class_total(
-            guess, parts, depth, ceiling, _NoBar(), lambda lower: None, out)
-    except (TimeoutError, KeyboardInterrupt):
-        return None, ""
-    if "exact" in entry:
-        return root is not None and value == claimed, text
-    return root is None, text
-
-
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
-
-
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        return None

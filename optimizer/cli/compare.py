@@ -61,7 +61,7 @@ class Comparison:
 # --- rows ----------------------------------------------------------------------------------
 def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") -> Row:
     """Figures of one tree from a replay of every secret."""
-    result = replay(tree)
+    result = tree.replayed or replay(tree)  # a tree just built was checked by its replay
     bounds = [] if tree.optimal else proven_bounds(tree)
     facts = checkpoint_facts(tree)  # an optimum resting on unchecked facts says so
     note = resting("optimal", facts) if tree.optimal else resting(bound_note(tree), facts)
@@ -97,7 +97,8 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
     """Build and time every strategy of ``plan``; tqdm shows progress on a terminal."""
     from tqdm import tqdm
 
-    from ..search.build import build_tree
+    from ..search.build import build
+    from ..search.request import Request
 
     rows = []
     pairs = plan(guesses)
@@ -106,7 +107,7 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
     for name, mode in bar:
         bar.set_postfix_str(f"{name} {mode}")
         start = time.perf_counter()
-        tree = build_tree(game, strategy=name, guesses=mode, seed=seed)
+        tree = build(Request(game, strategy=name, guesses=mode, seed=seed))
         seconds = time.perf_counter() - start
         label = f"{name} (seed {seed})" if name == "random-consistent" else name
         rows.append(row_of(tree, label, seconds))

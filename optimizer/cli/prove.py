@@ -46,19 +46,23 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     when a time limit or a signal ended the search first). ``started``: the time.monotonic() of
     the command's start, from which the time limit counts."""
     from ..formats.tree_file import write_tree
-    from ..search.objectives import Search, height_incumbent
-    from ..tree import Tree, replay
+    from ..search.build import checked
+    from ..search.objectives import Search
+    from ..search.observer import Observer
+    from ..search.request import Request
+    from ..search.strategies import height_incumbent
+    from ..tree import Tree
 
     if claim < 1:
         raise ValueError("--height must be at least 1")
     start = started if started is not None else time.monotonic()
-    deadline = start + time_limit if time_limit is not None else None
     game = parse_game(spec)
-    with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
-                progress=progress, checkpoint=checkpoint) as search:
+    with Search(Request(game, guesses=guesses, time_limit=time_limit, started=start,
+                        workers=workers, scheduler=scheduler, checkpoint=checkpoint),
+                Observer(quiet=not progress)) as search:
         log = search.checkpoint
         before = len(log.refuted) if log else 0
-        incumbent = height_incumbent(game, guesses, deadline)
+        incumbent = height_incumbent(game, guesses, search.deadline)
         search.ready(("height",))
         setup = time.monotonic() - start
         found = search.min_height(incumbent)
@@ -88,12 +92,11 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     if not found.optimal:
         return result
     optimum = found.value
-    tree = Tree(game=game, root=found.root, objective="height", guesses=guesses, optimal=True)
-    check = replay(tree)
+    tree = checked(Tree(game=game, root=found.root, objective="height", guesses=guesses,
+                        optimal=True), lambda replayed: replayed.height, optimum)
+    check = tree.replayed
     result["tree"] = {"height": check.height, "total": check.total,
                       "replay_defects": len(check.defects)}
-    if check.defects or check.height != optimum:
-        raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
     if output:
         tree.meta = {"program": "moo-optimizer", "proof": f"height {optimum - 1} impossible",
                      "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
@@ -119,23 +122,27 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     most ``height`` and return what was shown about the claim that it is ``claim``."""
     from ..formats.tree_file import write_tree
     from ..objective import cost_value
-    from ..search.objectives import Search, height_incumbent
-    from ..tree import Tree, replay
+    from ..search.build import checked
+    from ..search.objectives import Search
+    from ..search.observer import Observer
+    from ..search.request import Request
+    from ..search.strategies import height_incumbent
+    from ..tree import Tree
 
     if height < 1 or claim < 0:
         raise ValueError("--height must be at least 1 and --deepest at least 0")
     start = started if started is not None else time.monotonic()
-    deadline = start + time_limit if time_limit is not None else None
     game = parse_game(spec)
-    with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
-                progress=progress, checkpoint=checkpoint) as search:
-        incumbent = height_incumbent(game, guesses, deadline)
+    with Search(Request(game, guesses=guesses, time_limit=time_limit, started=start,
+                        workers=workers, scheduler=scheduler, checkpoint=checkpoint),
+                Observer(quiet=not progress)) as search:
+        incumbent = height_incumbent(game, guesses, search.deadline)
         search.ready(("height", "total"))
         setup = time.monotonic() - start
         low = search.min_height(incumbent)
-        found, meta = low, {}
+        found = low
         if low.optimal and low.value <= height:
-            found, _ = search.fewest_deepest(height, low.root, meta, lexicographic=False)
+            found, _ = search.fewest_deepest(height, low.root, lexicographic=False)
         where = search.engine.where
     result = {
         "game": game.spec, "guesses": guesses, "height": height, "claim": claim,
@@ -155,15 +162,15 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     if found is low:  # the least height is above the claim's: no tree of that height at all
         result.update(optimum=None, holds=False, achievable=False, lower_impossible=False)
         return result
-    tree = Tree(game=game, root=found.root, objective=f"deepest@{height}", guesses=guesses)
-    check = replay(tree)
+    tree = checked(Tree(game=game, root=found.root, objective=f"deepest@{height}",
+                        guesses=guesses), lambda replayed: cost_value(
+        "deep", height, replayed) if replayed.height <= height else None, found.value)
+    check = tree.replayed
     deepest = cost_value("deep", height, check)
-    if check.defects or check.height > height or deepest != found.value:
-        raise RuntimeError("the search built a defective tree: " + "; ".join(check.defects))
     result["tree"] = {"height": check.height, "total": check.total, "deepest": deepest}
     if output:
         tree.meta = {"program": "moo-optimizer", "proof": f"fewer than {deepest} secrets at "
-                     f"depth {height} impossible", "deep_search": meta.get("deep_search")}
+                     f"depth {height} impossible", "deep_search": found.effort()}
         if checkpoint:
             tree.meta.update(checkpoint=checkpoint, checkpoint_facts=found.taken)
         write_tree(tree, output)

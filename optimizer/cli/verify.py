@@ -15,7 +15,6 @@ from ..tree import (
     printable,
     proof,
     provenance_note,
-    replay,
     resting,
     verify,
 )
@@ -118,15 +117,17 @@ def _recheck(tree, result) -> dict:
     ``optimal: true`` needs the tree's value to be the optimum; ``lower_bound`` must not exceed
     the optimum's first component."""
     from ..objective import exact_objective
-    from ..search.build import build_tree
+    from ..search.build import build
+    from ..search.observer import Observer
+    from ..search.request import Request
 
     objective = exact_objective(tree.objective)
     start = time.perf_counter()
-    best = build_tree(tree.game, objective=objective.name, guesses=tree.guesses)
+    best = build(Request(tree.game, objective.name, guesses=tree.guesses), Observer())
     seconds = time.perf_counter() - start
     if not best.optimal:
         raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
-    optimum = objective.value(replay(best))
+    optimum = objective.value(best.replayed)
     own = objective.value(result)
     names = ",".join(objective.components)
     shown = ", ".join(map(str, optimum))

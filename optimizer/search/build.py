@@ -1,34 +1,44 @@
-"""One entry point that turns a request (greedy strategy or exact objective) into a Tree."""
+"""The one way from a request to a tree: ``build(request, observer)``, an exact objective's
+search (``objectives.Search``) or a greedy strategy grown into a tree; either way the tree comes
+back checked, replayed once over every secret (``Tree.replayed``, from which it is written)."""
 
 from __future__ import annotations
 
-from ..games import Game
-from ..tree import Tree
-from .strategies import STRATEGIES, grow_tree
+from ..tree import Replay, Tree, replay
+from .observer import QUIET, Observer
+from .request import GREEDY_DEFAULT, Request
+from .strategies import CONSISTENT_ONLY, STRATEGIES, grow_tree
 
 
-def build_tree(
-    game: Game,
-    strategy: str | None = None,
-    objective: str | None = None,
-    guesses: str = "any",
-    seed: int = 0,
-    time_limit: float | None = None,
-    checkpoint: str | None = None,
-) -> Tree:
-    if objective is not None:
-        from .objectives import build_exact  # numba and the engines: exact searches only
+def build(request: Request, observer: Observer = QUIET) -> Tree:
+    """The tree ``request`` asks for, checked (``checked``): an exact objective's marked optimal
+    only when its search finished (stopped early: the best tree found, ``meta.stopped``)."""
+    if request.exact:
+        from .objectives import Search  # numba and the engines: exact searches only
 
-        return build_exact(game, objective, guesses, time_limit=time_limit,
-                           checkpoint=checkpoint)
-    if checkpoint is not None:
-        raise ValueError("--checkpoint goes with an exact objective")
-    name = strategy or "first-consistent"
+        with Search(request, observer) as search:
+            return search.build()
+    request.check_greedy()
+    name = request.strategy or GREEDY_DEFAULT
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
-    if name in ("first-consistent", "random-consistent"):
-        guesses = "consistent"  # these strategies only ever guess consistent codes
-    choose = STRATEGIES[name](game, seed)
-    root = grow_tree(game, choose, guesses)
-    meta = {"seed": seed} if name.startswith("random") else {}
-    return Tree(game=game, root=root, objective=name, guesses=guesses, optimal=False, meta=meta)
+    # the consistent-only strategies only ever guess consistent codes
+    guesses = "consistent" if name in CONSISTENT_ONLY else request.guesses
+    root = grow_tree(request.game, STRATEGIES[name](request.game, request.seed), guesses)
+    meta = {"seed": request.seed} if name.startswith("random") else {}
+    return checked(Tree(game=request.game, root=root, objective=name, guesses=guesses,
+                        optimal=False, meta=meta))
+
+
+def checked(tree: Tree, claim=None, value: int | None = None) -> Tree:
+    """``tree`` replayed once over every secret, the replay kept as ``tree.replayed`` (the file is
+    written from it); RuntimeError for a defect or, when ``claim`` (Replay -> int) is given, a
+    replayed value other than ``value``: a search bug is never written as a result."""
+    replayed: Replay = replay(tree)
+    if replayed.defects:
+        raise RuntimeError("the search built a defective tree: " + "; ".join(replayed.defects))
+    if claim is not None and claim(replayed) != value:
+        raise RuntimeError(f"the search claimed {value} but its tree replays to "
+                           f"{claim(replayed)}")
+    tree.replayed = replayed
+    return tree

@@ -5,10 +5,10 @@
   solver of its own (its tables and scratch) over the game's one set of answer matrices. The
   kernels release the GIL, so the threads search at once and the main thread stays free to
   notice a time limit or Ctrl-C and to stop the running jobs.
-- ``Dask``: a Dask cluster (``dask[distributed]``): a LocalCluster of ``--workers N`` worker
-  processes started by this command, or any running cluster given by address
-  (``--scheduler tcp://HOST:PORT`` or ``MOO_SCHEDULER``). Each worker keeps one solver per game,
-  guess mode and options, with its transposition tables, for as long as it lives.
+- ``Dask`` (``dask_engine.py``): a Dask cluster (``dask[distributed]``): a LocalCluster of
+  ``--workers N`` worker processes started by this command, or any running cluster given by
+  address (``--scheduler tcp://HOST:PORT`` or ``MOO_SCHEDULER``). Each worker keeps one solver
+  per game, guess mode and options, with its transposition tables, for as long as it lives.
 
 Cancelling a job that runs sets its solver's stop flag: the kernels return at their next node and
 store nothing more, so the worker and its tables stay (Dask cannot interrupt a running task).
@@ -18,28 +18,23 @@ guard; it can run because the kernels release the GIL).
 
 What cannot run is bad input (``EngineError``, exit status 2), said before any work where it
 can be (``engine_plan``): an address Dask cannot take, more workers than the machine holds; then
-a scheduler that refuses or does not answer within CONNECT_SECONDS. A cluster's start-up counts
-in the time limit.
+a scheduler that refuses or does not answer within dask_engine.CONNECT_SECONDS. A cluster's
+start-up counts in the time limit.
 """
 
 from __future__ import annotations
 
-import atexit
 import itertools
-import logging
 import os
 import re
-import shutil
-import socket
 import threading
 import time
-import uuid
 from concurrent import futures as cf
 
 from ..games import Game
 from ..kernels.table import table_bits
-from .jobs import STOPPED, run_job, warm_up
-from .solver import KERNELS, NodeSolver, SolverKey
+from .jobs import STOPPED, run_job
+from .solver import KERNELS, NodeSolver
 
 # The search is split over the cores (one thread each) only when every first-guess class leaves
 # a part of at least this many codes: below it, the one-job search of a single thread, whose
@@ -54,11 +49,6 @@ MANY_CLASSES, PARALLEL_WORK = 64, 100_000
 SCHEDULER_ENV = "MOO_SCHEDULER"
 # Schemes of the addresses Dask's clients reach over TCP (a port on a host).
 SCHEMES = ("tcp", "tls", "ws", "wss")
-# A scheduler given by address answers within this (or what remains of the time limit), or the
-# command fails: Dask's own handshake waits forever on a server that accepts and says nothing.
-CONNECT_SECONDS = 10.0
-# A local cluster with not one worker after this long (no time limit) has failed to start.
-START_SECONDS = 300.0
 # What the machine can hold: worker processes per core (more only share the cores), and the
 # memory of one worker: the process itself (Python, numpy, numba's kernels, Dask: about 250 MB
 # resident, shared libraries included), the game's answer matrices (the feedback matrix, its
@@ -137,11 +127,15 @@ def open_engine(solver: NodeSolver, workers: int | None = None, scheduler: str |
     asked = workers
     workers, address = engine_plan(solver.game, workers, scheduler)
     if address is not None:
+        from .dask_engine import Dask  # imports distributed only when it runs
+
         return Dask(solver, address=address, deadline=deadline)
     if asked is None:  # the threads the work pays for
         return InProcess(solver, threads=workers if workers > 1 and parallel_pays(solver) else 1)
     if workers <= 1:
         return InProcess(solver)
+    from .dask_engine import Dask
+
     return Dask(solver, workers=workers, deadline=deadline)
 
 
@@ -316,318 +310,6 @@ class InProcess:
         for solver in self._every_solver():
             solver.cancel(EVERY_JOB)
         self._threads.shutdown(wait=True, cancel_futures=True)
-
-
-class Dask:
-    """Jobs on a Dask cluster; the cluster (when this command starts one) is started in the
-    background at once, so that it comes up while the caller does its set-up. Start-up counts in
-    the time limit (``deadline``, a time.monotonic() value): should the limit pass first, the
-    search's first job raises TimeoutError and the search stops with what it has."""
-
-    def __init__(self, solver: NodeSolver, workers: int | None = None, address: str | None = None,
-                 deadline: float | None = None):
-        self.solver = solver
-        self.key: SolverKey = solver.key
-        self.address = address
-        self.deadline = deadline
-        self.where = address or f"a local Dask cluster of {workers} worker processes"
-        self.workers = workers or 1
-        self._wanted = self.workers  # the workers of a local cluster, which ready() waits for
-        self._client = None
-        self._cluster = None
-        self._error: BaseException | None = None
-        self._closed = False
-        self._lock = threading.Lock()
-        self._ids = itertools.count()
-        self._done = _Completions()
-        self.wait = self._done.wait
-        self._session = uuid.uuid4().hex[:8]
-        self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
-        self._launcher = _hold_launcher() if address is None else None
-        self._up = threading.Event()  # set once the client is there, or the start failed
-        self._started = threading.Thread(target=self._start, args=(self._wanted,), daemon=True)
-        self._started.start()
-
-    def _start(self, workers: int) -> None:
-        client = cluster = None
-        try:
-            import dask
-            from distributed import Client, LocalCluster
-
-            from .dask_worker import SolverPlugin  # imports distributed: Dask runs only
-
-            if self.address is None:
-                # Workers closing after the scheduler log connection errors to this terminal.
-                os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
-                # A job waits at the scheduler until a worker is free, never in a busy worker's
-                # queue behind a long job (the default lets each worker hold one more).
-                dask.config.set({
-                    "distributed.scheduler.worker-saturation": 1.0,
-                    # see dask_worker.heap_allocations
-                    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-                })
-                # No worker yet: they start in the background (_scale_up).
-                cluster = LocalCluster(
-                    n_workers=0, threads_per_worker=1, processes=True,
-                    dashboard_address=None, worker_dashboard_address=None,
-                    # no dashboard, but the scheduler's HTTP server still listens: on a free
-                    # port, not on 8787 (another run's, with a warning)
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                    silence_logs=logging.ERROR)
-                client = Client(cluster)
-            else:
-                seconds = max(0.1, self._answer_by - time.monotonic())
-                if self.deadline is not None:
-                    seconds = max(0.1, min(seconds, self.deadline - time.monotonic()))
-                _listening(self.address, seconds)
-                client = Client(self.address, timeout=f"{seconds:.3f}s")
-            client.register_plugin(SolverPlugin(), name=SolverPlugin.name)
-        except BaseException as exc:  # reported to the caller by client()
-            self._error = exc
-            _shut(client, cluster)
-            client = cluster = None
-        with self._lock:
-            closed = self._closed
-            if not closed:
-                self._client, self._cluster = client, cluster
-            self._up.set()
-        if closed:
-            _shut(client, cluster)  # given up on (no answer in time) and closed meanwhile
-        elif cluster is not None:
-            self._scale_up(client, cluster, workers)
-
-    def _scale_up(self, client, cluster, wanted: int) -> None:
-        """Start the local workers a core's worth at a time (more at once only share the cores),
-        each batch once the one before has joined, until the engine is closed: closing then
-        waits for one batch's start-up at most, not for every worker's (Dask closes a cluster
-        only once the workers it is starting are up)."""
-        step, target = _cores(), 0
-        try:
-            while not self._closed:
-                joined = len(client.nthreads())
-                if joined >= wanted:
-                    return
-                if joined >= target:
-                    target = min(wanted, target + step)
-                    cluster.scale(target)
-                time.sleep(0.1)
-        except Exception:  # noqa: BLE001 - the cluster closed under it
-            pass
-
-    def _out_of_time(self) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-    def client(self):
-        """The cluster's client once it answers. TimeoutError when the time limit passes first
-        (the search stops as at any time limit); EngineError when the cluster cannot be started
-        or reached: a scheduler given by address answers within CONNECT_SECONDS, or never (Dask
-        waits forever on a server that accepts and says nothing)."""
-        ends = [] if self.deadline is None else [self.deadline]
-        if self.address is not None:
-            ends.append(self._answer_by)
-        if not self._up.wait(max(0.0, min(ends) - time.monotonic()) if ends else None):
-            if self._out_of_time():
-                raise TimeoutError
-            raise EngineError(f"no Dask scheduler answered at {self.address} within "
-                              f"{CONNECT_SECONDS:g} s")
-        error = self._error
-        if error is not None:
-            if isinstance(error, EngineError):
-                raise error
-            if self._out_of_time():
-                raise TimeoutError from error
-            said = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            if self.address is not None:
-                raise EngineError(f"{self.address} did not answer as a Dask scheduler: "
-                                  f"{said}") from error
-            raise EngineError(f"cannot start {self.where}: {said}") from error
-        if self._client is None:
-            raise EngineError(f"the Dask engine ({self.where}) was closed")
-        return self._client
-
-    def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
-        """Wait for the cluster and, on this machine, for its workers, then build the solver on
-        every worker (feedback matrix, these kernels from numba's cache), so that this is
-        set-up time, not search time. Returns as it is when the time limit passes first."""
-        from distributed import wait
-
-        from .dask_worker import on_worker
-
-        warm: list = []
-        try:
-            client = self.client()
-            if self._cluster is not None:
-                self._wait_for_workers(client)
-            addresses = list(client.scheduler_info()["workers"])
-            self.workers = max(1, sum(client.nthreads().values()))
-            warm = [client.submit(on_worker, self.key, ("warm", a), warm_up, kernels,
-                                  workers=[a], allow_other_workers=False, pure=False)
-                    for a in addresses]
-            left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-            wait(warm, timeout=left)
-        except TimeoutError:
-            if not self._out_of_time():
-                raise
-            if warm:
-                self._client.cancel(warm)
-            return  # the search's first job stops it
-        for future in warm:
-            future.result()
-
-    def _wait_for_workers(self, client) -> None:
-        """Until every worker of the local cluster has joined; TimeoutError at the time limit.
-        After START_SECONDS, those that have joined do, and none at all is an EngineError."""
-        since = time.monotonic()
-        while (joined := len(client.nthreads())) < self._wanted:
-            if self._out_of_time():
-                raise TimeoutError
-            if time.monotonic() - since > START_SECONDS:
-                if joined:
-                    return
-                raise EngineError(f"{self.where}: no worker started within "
-                                  f"{START_SECONDS:g} s")
-            time.sleep(0.1)
-
-    def submit(self, fn, *args) -> Job:
-        from .dask_worker import on_worker
-
-        job_id = (self._session, next(self._ids))
-        future = self.client().submit(on_worker, self.key, job_id, fn, *args, pure=False)
-        return self._done.attach(Job(job_id, future))
-
-    def cancel(self, jobs: list[Job]) -> None:
-        from .dask_worker import cancel_on_worker
-
-        if not jobs:
-            return
-        client = self.client()
-        client.cancel([j.future for j in jobs])
-        ids = [j.id for j in jobs]
-        try:
-            client.run(cancel_on_worker, ids)
-        except (OSError, TimeoutError):  # a worker gone: its jobs went with it
-            pass
-
-    def close(self) -> None:
-        """Stop this command's jobs (an outside cluster) or its cluster, workers starting
-        included; a scheduler that never answered is given up on, not waited for."""
-        from .dask_worker import cancel_on_worker
-
-        if self.address is None:
-            self._up.wait()  # the scheduler alone: a moment
-        with self._lock:
-            self._closed = True
-            client, cluster = self._client, self._cluster
-            self._client = self._cluster = None
-        if self.address is None:
-            self._started.join()  # _scale_up sees the engine closed within a tenth of a second
-        try:
-            if client is not None and cluster is None:  # an outside cluster: stop our jobs
-                client.run(cancel_on_worker, EVERY_JOB)
-        except Exception:  # noqa: BLE001 - closing must not fail the command
-            pass
-        _shut(client, cluster)
-        if self._launcher is not None:
-            self._launcher = None
-            _release_launcher()
-
-
-def _shut(client, cluster) -> None:
-    """Close a client and a cluster, either of which may be None; never fails."""
-    for thing in (client, cluster):
-        if thing is not None:
-            try:
-                thing.close()
-            except Exception:  # noqa: BLE001 - closing must not fail the command
-                pass
-
-
-def _listening(address: str, seconds: float) -> None:
-    """Refuse at once an address where nothing listens (Dask retries a refused connection until
-    its timeout: 22 s on a closed port) or whose host is unknown."""
-    host, _, port = address.split("://", 1)[1].rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=seconds):
-            pass
-    except TimeoutError:
-        raise  # no answer: client() decides (the time limit, or no scheduler there)
-    except ConnectionRefusedError:
-        raise EngineError(f"{address}: connection refused (no Dask scheduler listens "
-                          "there)") from None
-    except socket.gaierror as exc:
-        raise EngineError(f"{address}: unknown host ({exc.strerror})") from None
-    except OSError as exc:
-        raise EngineError(f"{address}: {exc.strerror or exc}") from None
-
-
-class _Launcher:
-    """The script local clusters' worker processes start with (``_hold_launcher``)."""
-
-    lock = threading.Lock()
-    users = 0  # local clusters of this process that use it
-    folder: str | None = None
-    previous: str | None = None  # multiprocessing's executable before it
-    at_exit = False  # _remove_launcher registered with atexit
-
-
-def _hold_launcher() -> str | None:
-    """Start the worker processes of local clusters with SIGINT and SIGHUP ignored: a terminal
-    sends Ctrl-C and hang-up to every process of its group, but only this command should act on
-    them (stop the search, write what it has, close the workers). Ignored signals stay ignored
-    across exec, and Python then installs no handler of its own; multiprocessing starts its
-    processes with this launcher instead of the interpreter itself.
-
-    The launcher is a script in a folder of this process's own, made private (mkdtemp: a fresh
-    random name, mode 0700), never at a predictable path of the shared temporary folder, where
-    another user's file would be run by the next build or block every run. It stays while any
-    local cluster of this process lives (the nanny starts a killed worker's replacement with
-    it); ``_release_launcher`` removes it after the last. Returns its path (None where there is
-    no /bin/sh: the interpreter itself, signals not ignored)."""
-    import multiprocessing.spawn
-    import shlex
-    import sys
-    import tempfile
-
-    if os.name != "posix" or not os.path.exists("/bin/sh"):
-        return None
-    with _Launcher.lock:
-        if _Launcher.users == 0:
-            folder = tempfile.mkdtemp(prefix="moo-workers-")
-            path = os.path.join(folder, "python")
-            script = f"#!/bin/sh\ntrap '' INT HUP\nexec {shlex.quote(sys.executable)} \"$@\"\n"
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)
-                with os.fdopen(fd, "w") as handle:
-                    handle.write(script)
-            except BaseException:
-                shutil.rmtree(folder, ignore_errors=True)
-                raise
-            if not _Launcher.at_exit:
-                _Launcher.at_exit = True
-                atexit.register(_remove_launcher)
-            _Launcher.folder = folder
-            _Launcher.previous = multiprocessing.spawn.get_executable()
-            multiprocessing.spawn.set_executable(path)
-        _Launcher.users += 1
-        return os.path.join(_Launcher.folder, "python")
-
-
-def _release_launcher() -> None:
-    """One local cluster less: after the last, the launcher's folder is removed."""
-    with _Launcher.lock:
-        _Launcher.users = max(0, _Launcher.users - 1)
-        if _Launcher.users == 0:
-            _remove_launcher()
-
-
-def _remove_launcher() -> None:
-    """The launcher's folder removed and multiprocessing's own executable back."""
-    import multiprocessing.spawn
-
-    if _Launcher.folder is not None:
-        multiprocessing.spawn.set_executable(_Launcher.previous)
-        shutil.rmtree(_Launcher.folder, ignore_errors=True)
-        _Launcher.folder = None
 
 
 class _EveryJob:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import time
 
-from tqdm import tqdm
-
 from ..kernels.bundles import DCAP
 from ..tree import Node
 from .jobs import height_guesses, height_part
@@ -49,13 +47,14 @@ class HeightSearch(RootSearch):
         if best is None:
             best = n + 1
         out = Outcome(0, None, False, lower)
-        bar = tqdm(desc="height", disable=not self.progress, unit="class")
+        counted = self.nodes
+        self.bar = self.observer.bar(desc="height", unit="class")
         refuted: dict[int, tuple[int, int]] = {}  # depth -> (classes taken, searched) there
 
         def height_at(depth: int) -> Node | None:
-            root = self._height_at(classes, depth, bar, out)
+            root, taken, searched = self._height_at(classes, depth)
             if root is None:
-                refuted[depth] = out.taken, out.searched
+                refuted[depth] = taken, searched
             return root
 
         try:
@@ -77,7 +76,8 @@ class HeightSearch(RootSearch):
             out.stopped = True
             out.notes.append(STOPPED_EARLY)
         finally:
-            bar.close()
+            self.bar.close()
+        out.nodes = self.nodes - counted
         out.seconds = time.monotonic() - start
         out.lower_bound = lower
         # The lower bound (and so any optimality claim) rests on the refutation of lower - 1
@@ -90,46 +90,47 @@ class HeightSearch(RootSearch):
         out.value, out.root, out.optimal = best, best_root, best == lower
         return out
 
-    def _height_at(self, classes, depth: int, bar, out: Outcome) -> Node | None:
-        """A root node solving everything within ``depth`` guesses, or None (``out`` counts the
-        nodes and which classes were searched or taken from the checkpoint)."""
-        s = self.solver
+    def _height_at(self, classes, depth: int) -> tuple[Node | None, int, int]:
+        """(a root node solving everything within ``depth`` guesses or None, the classes taken
+        from the checkpoint, the classes searched)."""
+        s, bar = self.solver, self.bar
         bar.reset(total=len(classes))
         bar.set_description(f"height: is {depth} enough")
         fits = s.bounds.M[s.branches, min(depth - 1, DCAP)]
         todo = []
-        out.taken = out.searched = 0
+        taken = 0
         for guess, parts in classes:
             if _largest(parts) > fits:
                 bar.update(1)  # counting alone rules this class out
             elif self.checkpoint is not None and self.checkpoint.refuted_height(guess) >= depth:
-                out.taken += 1
+                taken += 1
                 bar.update(1)
             else:
                 todo.append((guess, parts))
         if self.engine.workers > 1 and len(todo) >= self.screen_from:
-            return self._screen_classes(todo, depth, bar, out)
-        for guess, parts in todo:
-            started = time.monotonic()
-            before = out.nodes
-            root = self.class_tree(guess, parts, depth - 1, out)
-            out.searched += 1
+            root, searched = self._screen_classes(todo, depth)
+            return root, taken, searched
+        for searched, (guess, parts) in enumerate(todo, 1):
+            started, before = time.monotonic(), self.nodes
+            root = self.class_tree(guess, parts, depth - 1)
             bar.update(1)
             if root is not None:
-                return root
-            self._record(guess, depth, out.nodes - before, time.monotonic() - started)
-        return None
+                return root, taken, searched
+            self._record(guess, depth, self.nodes - before, time.monotonic() - started)
+        return None, taken, len(todo)
 
     def _record(self, guess: int, depth: int, nodes: int, seconds: float) -> None:
         if self.checkpoint is not None:
             self.checkpoint.record_refuted(guess, depth, nodes, seconds)
 
-    def _screen_classes(self, todo, depth: int, bar, out: Outcome) -> Node | None:
-        """Many root classes: each worker takes a whole class's largest part while the next ones
-        wait in a short queue; a class whose largest part is solved gets the full search of
-        class_tree, with that subtree kept."""
+    def _screen_classes(self, todo, depth: int) -> tuple[Node | None, int]:
+        """(a root node as _height_at's or None, the classes searched). Many root classes: each
+        worker takes a whole class's largest part while the next ones wait in a short queue; a
+        class whose largest part is solved gets the full search of class_tree, with that subtree
+        kept."""
         window = []  # (class, feedback id of its largest part, job), in order
         upcoming = iter(todo)
+        searched = 0
         try:
             while True:
                 while len(window) < self.screen_window:
@@ -141,27 +142,26 @@ class HeightSearch(RootSearch):
                     job = self.submit(height_part, parts[largest], depth - 1, [guess])
                     window.append((item, largest, job))
                 if not window:
-                    return None
+                    return None, searched
                 (guess, parts), largest, job = window[0]
                 next(self.finished([job]))  # TimeoutError at the time limit
                 window.pop(0)
-                tree, nodes, seconds = job.result()
-                out.nodes += nodes
-                out.searched += 1
+                tree, nodes, seconds = self.result(job)
+                searched += 1
                 if tree is not None:  # rare: the other parts decide
-                    started, before = time.monotonic(), out.nodes
-                    root = self.class_tree(guess, parts, depth - 1, out, {largest: tree})
+                    started, before = time.monotonic(), self.nodes
+                    root = self.class_tree(guess, parts, depth - 1, {largest: tree})
                     if root is not None:
-                        return root
-                    nodes += out.nodes - before
+                        return root, searched
+                    nodes += self.nodes - before
                     seconds += time.monotonic() - started
-                bar.update(1)
+                self.bar.update(1)
                 self._record(guess, depth, nodes, seconds)
         finally:
             self.cancel([job for _, _, job in window])
 
-    def class_tree(self, guess: int, parts: dict, depth: int, out: Outcome,
-                      solved: dict | None = None) -> Node | None:
+    def class_tree(self, guess: int, parts: dict, depth: int,
+                   solved: dict | None = None) -> Node | None:
         """A root node opening with ``guess`` when every part is solvable within ``depth``, else
         None. ``solved``: subtrees of parts already solved (feedback id -> node)."""
         order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
@@ -185,8 +185,7 @@ class HeightSearch(RootSearch):
         pending = list(jobs)
         try:
             for job in self.finished(pending):
-                tree, nodes, _ = job.result()
-                out.nodes += nodes
+                tree, _, _ = self.result(job)
                 fid, split = jobs[job]
                 if split:
                     if fid in subtrees:

@@ -1,98 +1,68 @@
 """What the commands ask of the exact search, assembled in one place: the objectives (height,
-total, their combinations, depth limits), the greedy trees they start from, one run's solver,
-engine, checkpoint and time limit (``Search``), and the tree written at the end, replayed first so
-that a search bug is never written as a result.
+total, their combinations, depth limits) and one run's solver, engine, checkpoint and time limit
+(``Search``), whose ``build`` returns the objective's tree, replayed once and checked
+(``build.checked``) so that a search bug is never written as a result. Each step of an objective
+returns what it found (a ``Step``), and ``build`` combines them; the greedy trees the searches
+start from are in ``strategies.py``.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from ..formats.checkpoint import Checkpoint
-from ..games import Game
 from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
-from ..tree import Node, Tree, height_and_total, replay
-from .engine import engine_plan, open_engine
+from ..tree import Node, Tree, replay
+from .build import checked
+from .engine import open_engine
 from .height import HeightSearch
+from .jobs import class_bound
+from .observer import QUIET, Observer
+from .request import Request
 from .rollout import improve
 from .root import STOPPED_EARLY, Outcome
 from .solver import KERNELS, NodeSolver
-from .strategies import STRATEGIES, grow_tree
+from .strategies import greedy, height_incumbent, total_incumbent
 from .total import TotalSearch
 
-# --- greedy starting points --------------------------------------------------------------------
-# Tried in order for the first upper bound of a least-total search: the first that fits the
-# depth limit is taken (first-consistent is built first of all, as the tree to write should the
-# search be stopped before anything better exists).
-TOTAL_INCUMBENTS = ("entropy", "expected-size", "minimax", "most-parts")
-HEIGHT_INCUMBENTS = ("minimax", "expected-size")
 
+@dataclass
+class Step:
+    """What one step of an objective found: its search's outcome, the best tree in hand should a
+    signal stop the run (``fallback``; None: the first-consistent tree), and what the tree's meta
+    records of it."""
 
-def _greedy(game: Game, name: str, guesses: str,
-            deadline: float | None = None) -> tuple[int, int, Node]:
-    """(height, total, root) of one greedy strategy's tree; TimeoutError past ``deadline``."""
-    mode = "consistent" if name == "first-consistent" else guesses
-    depths: dict[int, int] = {}
-    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline, depths)
-    return (*height_and_total(depths), root)
+    out: Outcome
+    fallback: Outcome | None = None
+    meta: dict = field(default_factory=dict)
 
-
-def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None = None,
-                    start=(None, None)):
-    """(total, root) of a quick greedy tree within ``depth``: the better of ``start`` and the
-    first of TOTAL_INCUMBENTS whose tree fits the limit (none is built past ``deadline``); a tree
-    the exact search must beat or tie, and what it writes if stopped early."""
-    best = start
-    for name in TOTAL_INCUMBENTS:
-        try:
-            height, total, root = _greedy(game, name, guesses, deadline)
-        except TimeoutError:
-            break
-        if height <= depth:
-            if best[0] is None or total < best[0]:
-                best = (total, root)
-            break  # one good heuristic within the limit is enough
-    return best
-
-
-def height_incumbent(game: Game, guesses: str, deadline: float | None = None):
-    """(height, root) of the lowest greedy tree (ties: lower total), the starting point of the
-    least-height search."""
-    best, best_key = (None, None), None
-    for name in HEIGHT_INCUMBENTS:
-        try:
-            height, total, root = _greedy(game, name, guesses, deadline)
-        except TimeoutError:
-            break
-        if best_key is None or (height, total) < best_key:
-            best, best_key = (height, root), (height, total)
-    return best
+    def then(self, later: Step) -> Step:
+        """This step followed by ``later``: its outcome, both steps' meta."""
+        return Step(later.out, later.fallback or self.fallback, {**self.meta, **later.meta})
 
 
 # --- one run -----------------------------------------------------------------------------------
 class Search:
-    """One run of the exact search: a solver, the engine its jobs run on, the checkpoint file and
-    the deadline (a time.monotonic() value). A context manager: the engine (and any workers it
-    started) is closed whatever ends the run."""
+    """One run of the exact search for ``request``: a solver, the engine its jobs run on, the
+    checkpoint file and the deadline (a time.monotonic() value), reporting to ``observer``. A
+    context manager: the engine (and any workers it started) is closed whatever ends the run."""
 
-    def __init__(self, game: Game, guesses: str = "any", *, workers: int | None = None,
-                 scheduler: str | None = None, deadline: float | None = None,
-                 progress: bool = True, checkpoint: str | None = None,
-                 solver: NodeSolver | None = None, lookahead: int = 0, improve: float = 0):
-        if lookahead < 0:
-            raise ValueError("--lookahead must be 0 or more levels")
-        if improve < 0:
-            raise ValueError("--improve must be 0 or more seconds")
-        engine_plan(game, workers, scheduler)  # EngineError before any work
-        self.game, self.guesses, self.lookahead = game, guesses, lookahead
-        self.improve = improve
-        self.deadline, self.progress = deadline, progress
-        self.checkpoint = Checkpoint(checkpoint, game, guesses) if checkpoint else None
-        if self.checkpoint is not None:
+    def __init__(self, request: Request, observer: Observer = QUIET,
+                 solver: NodeSolver | None = None):
+        game = request.game
+        request.check_engine()  # EngineError before any work
+        self.request, self.observer = request, observer
+        self.game, self.guesses, self.lookahead = game, request.guesses, request.lookahead
+        self.improve = request.improve
+        self.deadline = request.deadline()
+        self.checkpoint = None
+        if request.checkpoint:
+            self.checkpoint = Checkpoint(request.checkpoint, game, self.guesses)
             self.checkpoint.check()
-        self.solver = solver or NodeSolver(game, guesses)
-        self.engine = open_engine(self.solver, workers, scheduler, deadline)
+        self.solver = solver or NodeSolver(game, self.guesses)
+        self.engine = open_engine(self.solver, request.workers, request.scheduler, self.deadline)
         self._ready: set[str] = set()
         # Facts taken from the checkpoint without checking them, summed over every search of
         # this run (a first-guess class refuted at a height, or its least cost bounded or
@@ -114,16 +84,23 @@ class Search:
         run is quiet."""
         todo = tuple(k for k in kernels if k not in self._ready)
         if todo:
-            self.solver.warm_up(todo, announce=self.progress)
+            self.solver.warm_up(todo, announce=self.observer.shows)
             self.engine.ready(todo)
             self._ready.update(todo)
 
-    def _args(self) -> dict:
-        return dict(deadline=self.deadline, progress=self.progress, checkpoint=self.checkpoint)
+    def height_search(self) -> HeightSearch:
+        return HeightSearch(self.solver, self.engine, self.deadline, self.observer,
+                            self.checkpoint)
+
+    def total_search(self, cost: str = "total") -> TotalSearch:
+        search = TotalSearch(self.solver, self.engine, self.deadline, self.observer,
+                             self.checkpoint)
+        search.cost, search.lookahead = cost, self.lookahead
+        return search
 
     def min_height(self, incumbent=(None, None)) -> Outcome:
         self.ready(("height",))
-        out = HeightSearch(self.solver, self.engine, **self._args()).min_height(incumbent)
+        out = self.height_search().min_height(incumbent)
         self.facts_taken += out.taken
         return out
 
@@ -141,17 +118,12 @@ class Search:
                 seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
             s = self.solver
             bound = int(s.bounds.LB[s.branches, self.game.n_codes, min(depth, DCAP)])
-            upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.progress)
-        out = self._total_search(cost).min_total(depth, upper, incumbent)
+            upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.observer)
+        out = self.total_search(cost).min_total(depth, upper, incumbent)
         self.facts_taken += out.taken
         return out
 
-    def _total_search(self, cost: str = "total") -> TotalSearch:
-        search = TotalSearch(self.solver, self.engine, **self._args())
-        search.cost, search.lookahead = cost, self.lookahead
-        return search
-
-    def fewest_deepest(self, depth: int, start: Node, meta: dict,
+    def fewest_deepest(self, depth: int, start: Node,
                        lexicographic: bool = True) -> tuple[Outcome, Outcome | None]:
         """Among trees of height at most ``depth``, the fewest secrets solved with exactly
         ``depth`` guesses (that count alone, the "deep" cost), then, when ``lexicographic``, the
@@ -160,124 +132,163 @@ class Search:
         None)."""
         replayed = replay(Tree(self.game, start, "", self.guesses))
         count = self.min_total(depth, cost_value("deep", depth, replayed), start, "deep")
-        meta["deep_search"] = count.effort()
         if not lexicographic or not count.optimal:
             return count, None
-        tree = count.root if count.root is not None else start
-        replayed = replay(Tree(self.game, tree, "", self.guesses))
+        tree = start
+        if count.root is not None:
+            tree = count.root
+            replayed = replay(Tree(self.game, tree, "", self.guesses))
         both = self.min_total(depth, cost_value("deepest", depth, replayed), tree, "deepest")
-        meta["deepest_search"] = both.effort()
         return count, both
 
+    def check_claim(self, kind: str, guess: int, depth: int, entry: dict) -> tuple:
+        """(whether a checkpoint's claim about the first guess ``guess`` holds, re-proved by
+        exhaustive search, or None when stopped first; the claim in words). ``kind`` "height":
+        refuted within ``depth`` guesses, by searching for a tree of that height opening with
+        it; a cost (kernels.bundles.COSTS): ``entry`` its least cost within ``depth``, exact or
+        a lower bound (shown again the way it was: the lookahead bound, or the search)."""
+        code = self.game.format_code(guess)
+        parts = self.game.parts(guess, self.solver.root())
+        try:
+            if kind == "height":
+                text = f"{code} refuted within {depth} guesses"
+                return self.height_search().class_tree(guess, parts, depth - 1) is None, text
+            claimed = entry.get("exact", entry.get("at_least"))
+            text = (f"{code} within {depth}: least {kind} "
+                    + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
+            if "lookahead" in entry:
+                levels = entry["lookahead"]
+                text += f" (lookahead bound, {levels} levels)"
+                job = self.engine.submit(class_bound, guess, sorted(
+                    parts.values(), key=len, reverse=True), depth, levels, claimed, kind)
+                left = None if self.deadline is None else max(
+                    0.0, self.deadline - time.monotonic())
+                if self.engine.wait([job], left) is None:
+                    self.engine.cancel([job])
+                    return None, ""
+                return job.result()[0] >= claimed, text
+            ceiling = claimed + 1 if "exact" in entry else claimed
+            value, root = self.total_search(kind).class_total(guess, parts, depth, ceiling)
+        except (TimeoutError, KeyboardInterrupt):
+            return None, ""
+        if "exact" in entry:
+            return root is not None and value == claimed, text
+        return root is None, text
+
     # --- objectives ----------------------------------------------------------------------------
-    def build(self, objective: str) -> Tree:
-        """The tree of an exact objective, marked optimal only when the search completed; when
-        stopped early (time limit, signal), the best tree found, ``meta.stopped`` set."""
-        obj = Objective.parse(objective)
+    def build(self, objective: str | None = None) -> Tree:
+        """The tree of an exact objective (the request's by default), checked, marked optimal
+        only when the search completed; when stopped early (time limit, signal), the best tree
+        found, ``meta.stopped`` set."""
+        obj = Objective.parse(objective or self.request.objective)
         if obj.components == ("height",) and (self.lookahead or self.improve):
             raise ValueError("--lookahead and --improve apply to least-cost objectives (total, "
                              "deepest and their combinations), not to height alone")
+        taken_before = self.facts_taken
+        depth = obj.depth or self.game.n_codes
+        first = self._first_consistent(obj, depth)  # what to write if stopped before better
+        path = {"height": self._height_first, "deepest": self._deepest_first}.get(
+            obj.first, self._total_first)
+        try:
+            step = path(obj, depth, first)
+        except KeyboardInterrupt:  # between searches: write the best there is
+            step = Step(_stopped(first))
+        out = step.out
+        if out.root is None and out.stopped:  # stopped before the search found a tree
+            out = _stopped(step.fallback or first)
+        if out.root is None:
+            raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
         meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
         if self.checkpoint is not None:
             meta["checkpoint"] = str(self.checkpoint.path)
-        taken_before = self.facts_taken
-        depth = obj.depth or self.game.n_codes
-        best = [self._first_consistent(obj, depth)]  # what to write if stopped before better
-        try:
-            if obj.first == "height":
-                out = self._height_first(obj, meta, best)
-            elif obj.first == "deepest":
-                out = self._deepest_first(obj, depth, meta, best)
-            else:
-                out = self._total_first(obj, depth, meta, best)
-        except KeyboardInterrupt:  # between searches: write the best there is
-            out = _stopped(best[-1])
-        if out.root is None and out.stopped:  # stopped before the search found a tree
-            out = _stopped(best[-1])
-        if out.root is None:
-            raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
+        meta.update(step.meta)
         if out.stopped:
             meta["stopped"] = True
         if self.checkpoint is not None:  # the tree's provenance (tree.checkpoint_facts)
             meta["checkpoint_facts"] = self.facts_taken - taken_before
         return self._tree(obj, out, meta)
 
-    def _height_first(self, obj: Objective, meta: dict, best: list) -> Outcome:
+    def _height_first(self, obj: Objective, depth: int, first: Outcome) -> Step:
         out = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
-        meta["height_search"] = out.effort()
+        step = Step(out, meta={"height_search": out.effort()})
         if obj.tie is None or not out.optimal:
-            return out
-        best.append(Outcome(out.value, out.root, False, out.value))
-        if obj.tie == "deepest":
-            return self._deepest(out.value, out.root, meta, best, out.value)
-        start = _total_of(self.game, self.guesses, out.root), out.root
-        total = self.min_total(out.value, *self.total_start(out.value, start))
-        meta["total_search"] = total.effort()
-        if not total.optimal:  # the height is proven; the tie-break is not
-            meta["total_lower_bound"] = int(total.lower_bound)
-            total.lower_bound = out.value
-        return total
+            return step
+        held = Outcome(out.value, out.root, False, out.value)
+        try:
+            if obj.tie == "deepest":
+                return step.then(self._deepest(out.value, out.root, out.value))
+            start = _total_of(self.game, self.guesses, out.root), out.root
+            total = self.min_total(out.value, *self.total_start(out.value, start))
+            meta = {"total_search": total.effort()}
+            if not total.optimal:  # the height is proven; the tie-break is not
+                meta["total_lower_bound"] = int(total.lower_bound)
+                total.lower_bound = out.value
+            return step.then(Step(total, held, meta))
+        except KeyboardInterrupt:
+            return Step(_stopped(held), held, step.meta)
 
-    def _deepest_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
+    def _deepest_first(self, obj: Objective, depth: int, first: Outcome) -> Step:
         """deepest@K: a tree within K to start from (the first-consistent tree, or else the least
         height search's), then the fewest at depth K and the least total."""
-        start = best[0].root
+        start, step = first.root, Step(first)
         if start is None:
             low = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
-            meta["height_search"] = low.effort()
+            step = Step(low, meta={"height_search": low.effort()})
             if low.root is None or low.value > depth:
                 if low.optimal:
                     low.notes.append(f"no tree of height {depth} or less exists")
                 low.root = None
-                return low
+                return step
             start = low.root
-        best.append(Outcome(0, start, False, 0))
-        return self._deepest(depth, start, meta, best, None)
+        held = Outcome(0, start, False, 0)
+        try:
+            return step.then(self._deepest(depth, start, None))
+        except KeyboardInterrupt:
+            return Step(_stopped(held), held, step.meta)
 
-    def _deepest(self, depth: int, start: Node, meta: dict, best: list,
-                 height: int | None) -> Outcome:
+    def _deepest(self, depth: int, start: Node, height: int | None) -> Step:
         """The fewest secrets at ``depth`` then the least total (value 2^22 x count + total), the
         count proven first. ``height``: the proven least height when it is the first component
         (height,deepest), which is then the tree's lower bound when not all is proven."""
-        count, both = self.fewest_deepest(depth, start, meta)
+        count, both = self.fewest_deepest(depth, start)
+        meta = {"deep_search": count.effort()}
+        if both is not None:
+            meta["deepest_search"] = both.effort()
         out = both if both is not None else count
         if count.optimal:
             meta["deepest_proven"] = count.value
         elif count.lower_bound is not None:
             meta["deepest_lower_bound"] = int(count.lower_bound)
         if both is None or not both.optimal:
-            if count.root is not None:
-                best.append(Outcome(0, count.root, False, 0))
             out = _stopped(out) if out.stopped else out
             if out.root is None or both is None:
-                out.root = best[-1].root
+                out.root = count.root if count.root is not None else start
             out.optimal = False
             out.lower_bound = height if height is not None else count.lower_bound
-        return out
+        return Step(out, Outcome(0, start, False, 0), meta)
 
-    def _total_first(self, obj: Objective, depth: int, meta: dict, best: list) -> Outcome:
-        first = best[0]
+    def _total_first(self, obj: Objective, depth: int, first: Outcome) -> Step:
         out = self.min_total(depth, *self.total_start(
             depth, (first.value, first.root) if first.root else (None, None)))
-        meta["total_search"] = out.effort()
+        step = Step(out, meta={"total_search": out.effort()})
         if obj.tie == "height" and out.optimal:
             out = self._least_height_at_total(out)
-            meta["height_search"] = out.effort()
-        return out
+            step = step.then(Step(out, meta={"height_search": out.effort()}))
+        return step
 
     def total_start(self, depth: int, start: tuple = (None, None)) -> tuple:
         """(total, root) for a least-total search within ``depth`` to beat: ``start`` or a
         better greedy tree. A game searched as one job finds its optimum as quickly without the
         greedy tree (the same nodes on Mastermind 4x6, moo 10,11,12 and Bulls and Cows 4 of 7),
         so it is not built there; searched by classes, every job starts from the best bound."""
-        if self._total_search().whole_game():
+        if self.total_search().whole_game():
             return start
         return total_incumbent(self.game, self.guesses, depth, self.deadline, start)
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
         """Seed 000's tree (quick for every game), with the counting bound of the objective's
         first component: what is written if the run is stopped before anything better exists."""
-        height, total, root = _greedy(self.game, "first-consistent", self.guesses)
+        height, total, root = greedy(self.game, "first-consistent", self.guesses)
         s, n = self.solver, self.game.n_codes
         if obj.first == "deepest":
             return Outcome(0, root if height <= depth else None, False, 0)
@@ -311,18 +322,18 @@ class Search:
                     optimal=out.optimal, meta=meta)
         if not out.optimal:
             tree.lower_bound = int(out.lower_bound)
-        replayed = replay(tree)
-        if replayed.defects:  # a search bug must never be written as a result
-            raise RuntimeError("the search built a defective tree: " + replayed.defects[0])
-        claimed = replayed.height if obj.first == "height" and not obj.tie else None
-        if obj.first == "total" or obj.tie == "total":
-            claimed = replayed.total
-        if "deepest" in obj.components:
-            claimed = cost_value("deepest", obj.depth or replayed.height, replayed)
-        if out.optimal and claimed != out.value:
-            raise RuntimeError(f"the search claimed {out.value} but its tree replays to {claimed}")
-        tree.replayed = replayed  # checked: the file is written from this replay
-        return tree
+            return checked(tree)
+        return checked(tree, lambda replayed: claimed(obj, replayed), out.value)
+
+
+def claimed(obj: Objective, replayed) -> int | None:
+    """The value of ``obj`` that a replayed tree has (what an optimal search claims)."""
+    value = replayed.height if obj.first == "height" and not obj.tie else None
+    if obj.first == "total" or obj.tie == "total":
+        value = replayed.total
+    if "deepest" in obj.components:
+        value = cost_value("deepest", obj.depth or replayed.height, replayed)
+    return value
 
 
 def _stopped(out: Outcome) -> Outcome:
@@ -332,17 +343,5 @@ def _stopped(out: Outcome) -> Outcome:
     return out
 
 
-def _total_of(game: Game, guesses: str, root: Node) -> int:
+def _total_of(game, guesses: str, root: Node) -> int:
     return replay(Tree(game=game, root=root, objective="", guesses=guesses)).total
-
-
-def build_exact(game: Game, objective: str, guesses: str = "any",
-                time_limit: float | None = None, workers: int | None = None,
-                progress: bool = True, checkpoint: str | None = None,
-                scheduler: str | None = None, lookahead: int = 0, improve: float = 0) -> Tree:
-    """One exact build with its own run (tests and scripts; the command line uses Search)."""
-    deadline = time.monotonic() + time_limit if time_limit is not None else None
-    with Search(game, guesses, workers=workers, scheduler=scheduler, deadline=deadline,
-                progress=progress, checkpoint=checkpoint, lookahead=lookahead,
-                improve=improve) as search:
-        return search.build(objective)

@@ -23,11 +23,11 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 from ..kernels.bundles import INF
 from ..kernels.heuristics import ENTROPY, MINIMAX, best_guesses, choose_guess, greedy_total
 from ..tree import Node, Tree, replay
+from .observer import QUIET, Observer
 from .solver import NodeSolver
 
 # (levels, width) of successive rounds
@@ -112,13 +112,14 @@ class Rollout:
 
 
 def improve(solver: NodeSolver, upper: int | None, incumbent: Node | None, depth: int,
-            seconds: float, bound: int, progress: bool = True) -> tuple[int | None, Node | None]:
+            seconds: float, bound: int,
+            observer: Observer = QUIET) -> tuple[int | None, Node | None]:
     """(total, root) of the best of ``incumbent`` and the rollout trees of successive rounds
     within ``depth``, for about ``seconds``: the upper bound the exact search starts from.
     ``bound``: the lower bound known, shown beside the best for the gap."""
     stop = time.monotonic() + seconds
     rollout = Rollout(solver)
-    bar = tqdm(ROUNDS, desc="total: rollout", unit="round", disable=not progress)
+    bar = observer.bar(ROUNDS, desc="total: rollout", unit="round")
     for levels, width in bar:
         if time.monotonic() >= stop:
             break

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..games.base import tells_nothing
 from ..tree import Node
+from .observer import QUIET, Observer
 from .solver import NodeSolver
 
 STOPPED_EARLY = "stopped before the search finished"
@@ -59,19 +60,22 @@ def root_classes(s: NodeSolver) -> list[tuple[int, dict[int, np.ndarray]]]:
 
 class RootSearch:
     """A search over the root classes of one game on one engine. ``deadline``: a time.monotonic()
-    value after which the search stops with what it has."""
+    value after which the search stops with what it has; ``observer``: where its progress goes,
+    one bar per search (``self.bar``, which every step of it advances)."""
 
     split_size = 200  # a part this large has its guesses run as separate jobs
     chunk = 16  # guesses per job of a split part (height), at the least
     slices_per_worker = 8  # a split part's guesses make about this many jobs per worker
 
     def __init__(self, solver: NodeSolver, engine, deadline: float | None = None,
-                 progress: bool = True, checkpoint=None):
+                 observer: Observer = QUIET, checkpoint=None):
         self.solver = solver
         self.engine = engine
         self.deadline = deadline
-        self.progress = progress
+        self.observer = observer  # what the search shows (observer.Observer)
         self.checkpoint = checkpoint  # a Checkpoint: facts about root classes from earlier runs
+        self.bar = QUIET.bar()  # the progress bar of the search running, once it has one
+        self.nodes = 0  # nodes of every finished job (``result``)
 
     # --- the root ------------------------------------------------------------------------------
     def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
@@ -91,6 +95,13 @@ class RootSearch:
         return [guesses[i:i + per_job] for i in range(0, len(guesses), per_job)]
 
     # --- jobs ----------------------------------------------------------------------------------
+    def result(self, job) -> tuple:
+        """A finished job's result (``jobs.py``: the nodes it searched second to last), its
+        nodes added to ``self.nodes``, the search's count of the nodes of its finished jobs."""
+        value = job.result()
+        self.nodes += value[-2]
+        return value
+
     def submit(self, fn, *args):
         return self.engine.submit(fn, *args)
 

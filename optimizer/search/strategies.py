@@ -21,7 +21,7 @@ import numpy as np
 
 from ..games import Game
 from ..games.base import tells_nothing
-from ..tree import Node
+from ..tree import Node, height_and_total
 
 # choose(candidates, guesses_mode) -> guess index; candidates are sorted code indices
 Chooser = Callable[[np.ndarray, str], int]
@@ -100,3 +100,52 @@ STRATEGIES: dict[str, Callable[[Game, int], Chooser]] = {
     "random-consistent": random_consistent,
     **{name: heuristic(name) for name in HEURISTICS},
 }
+
+
+# --- greedy starting points --------------------------------------------------------------------
+# Tried in order for the first upper bound of a least-total search: the first that fits the
+# depth limit is taken (first-consistent is built first of all, as the tree to write should the
+# search be stopped before anything better exists).
+TOTAL_INCUMBENTS = ("entropy", "expected-size", "minimax", "most-parts")
+HEIGHT_INCUMBENTS = ("minimax", "expected-size")
+
+
+def greedy(game: Game, name: str, guesses: str,
+           deadline: float | None = None) -> tuple[int, int, Node]:
+    """(height, total, root) of one greedy strategy's tree; TimeoutError past ``deadline``."""
+    mode = "consistent" if name == "first-consistent" else guesses
+    depths: dict[int, int] = {}
+    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline, depths)
+    return (*height_and_total(depths), root)
+
+
+def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None = None,
+                    start=(None, None)):
+    """(total, root) of a quick greedy tree within ``depth``: the better of ``start`` and the
+    first of TOTAL_INCUMBENTS whose tree fits the limit (none is built past ``deadline``); a tree
+    the exact search must beat or tie, and what it writes if stopped early."""
+    best = start
+    for name in TOTAL_INCUMBENTS:
+        try:
+            height, total, root = greedy(game, name, guesses, deadline)
+        except TimeoutError:
+            break
+        if height <= depth:
+            if best[0] is None or total < best[0]:
+                best = (total, root)
+            break  # one good heuristic within the limit is enough
+    return best
+
+
+def height_incumbent(game: Game, guesses: str, deadline: float | None = None):
+    """(height, root) of the lowest greedy tree (ties: lower total), the starting point of the
+    least-height search."""
+    best, best_key = (None, None), None
+    for name in HEIGHT_INCUMBENTS:
+        try:
+            height, total, root = greedy(game, name, guesses, deadline)
+        except TimeoutError:
+            break
+        if best_key is None or (height, total) < best_key:
+            best, best_key = (height, root), (height, total)
+    return best

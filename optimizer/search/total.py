@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm import tqdm
 
 from ..kernels.bundles import DCAP, INF, LAST_FIRST
 from ..tree import Node
@@ -36,11 +35,12 @@ class TotalSearch(RootSearch):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.taken: set[int] = set()  # classes whose facts came from the checkpoint
+        self.board = _Board(self.bar, self.shown, [0])  # what min_total shows beside its bar
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
         """Least cost within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
-        start = time.monotonic()
+        start, counted = time.monotonic(), self.nodes
         self.taken = set()
         classes = self.first_classes(depth)
         log = self.checkpoint
@@ -53,10 +53,11 @@ class TotalSearch(RootSearch):
         out = Outcome(upper or 0, incumbent, False, 0)
         if self.lookahead and depth >= 3:
             try:
-                classes = self.raise_bounds(classes, depth, best, out)
+                classes = self.raise_bounds(classes, depth, best)
             except (KeyboardInterrupt, TimeoutError):
                 out.stopped = True
                 out.notes.append(STOPPED_EARLY)
+                out.nodes = self.nodes - counted
                 out.seconds = time.monotonic() - start
                 out.taken = len(self.taken)
                 out.lower_bound = min((c[0] for c in classes), default=int(INF))
@@ -65,46 +66,37 @@ class TotalSearch(RootSearch):
                 return out
         classes.sort(key=lambda c: c[0])
         proven = [c[0] for c in classes]  # lower bound per class, raised as it is settled
-        bar = tqdm(total=sum(len(c[2]) for c in classes), desc=f"{self.cost}: root parts",
-                   disable=not self.progress, unit="part")
-
-        def report(index: int, lower: int) -> None:
-            proven[index] = max(proven[index], lower)
-            bound = min(proven[index:] + [best])
-            if out.root is None:
-                bar.set_postfix_str(f"bound {self.shown(bound)}")
-            else:
-                gap = (out.value - bound) / bound if bound else 0.0
-                bar.set_postfix_str(f"best {self.shown(out.value)}, bound {self.shown(bound)}, "
-                                    f"gap {100 * gap:.2f}%")
-
+        bar = self.bar = self.observer.bar(total=sum(len(c[2]) for c in classes),
+                                           desc=f"{self.cost}: root parts", unit="part")
+        board = self.board = _Board(bar, self.shown, proven, best,
+                                    out.value if out.root is not None else None)
         try:
             if self.whole_game():
-                value, root = self.game_total(depth, best, bar, out)
+                value, root = self.game_total(depth, best)
                 out.searched = len(classes)
                 if root is not None and value < best:
                     out.value, out.root = value, root
                 proven[:] = [max(value, best)] * len(proven)
                 classes = []
             for index, (bound, guess, parts) in enumerate(classes):
+                board.index = index
                 if bound >= best:  # this class and every later one cannot do better
                     bar.update(sum(len(c[2]) for c in classes[index:]))
                     break
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
                 if known >= best:
-                    report(index, known)
+                    board.settle(known)
                     self.taken.add(guess)
                     bar.update(len(parts))
                     continue
-                value, root = self.class_total(guess, parts, depth, best, bar,
-                                                lambda lower, i=index: report(i, lower), out)
+                value, root = self.class_total(guess, parts, depth, best)
                 out.searched += 1
                 if root is not None and value < best:
-                    best = out.value = value
+                    best = out.value = board.best = board.value = value
                     out.root = root
                     if log is not None:
                         log.record_incumbent(self.cost, depth, value, root)
-                report(index, max(value, best))
+                board.settle(max(value, best))
                 if log is not None:
                     log.record_total(self.cost, guess, depth, value, exact=root is not None)
         except (KeyboardInterrupt, TimeoutError):
@@ -112,6 +104,7 @@ class TotalSearch(RootSearch):
             out.notes.append(STOPPED_EARLY)
         finally:
             bar.close()
+        out.nodes = self.nodes - counted
         out.seconds = time.monotonic() - start
         out.taken = len(self.taken)
         out.lower_bound = min(proven) if proven else int(INF)
@@ -132,7 +125,7 @@ class TotalSearch(RootSearch):
         threads (engine.PARALLEL_PART)."""
         return self.engine.workers == 1 and self.checkpoint is None and not self.lookahead
 
-    def game_total(self, depth: int, best: int, bar, out: Outcome):
+    def game_total(self, depth: int, best: int):
         """(least cost of the whole game below ``best`` and its tree, or a bound >= best and
         None), in one job."""
         root = self.solver.root()
@@ -140,9 +133,8 @@ class TotalSearch(RootSearch):
         pending = [job]
         try:
             for job in self.finished(pending):
-                value, tree, nodes, _ = job.result()
-                out.nodes += nodes
-                bar.update(bar.total)
+                value, tree, _, _ = self.result(job)
+                self.bar.update(self.bar.total)
                 return value, tree
         finally:
             self.cancel(pending)
@@ -161,7 +153,7 @@ class TotalSearch(RootSearch):
                 classes.append((bound, guess, parts))
         return classes
 
-    def raise_bounds(self, classes: list, depth: int, best: int, out: Outcome) -> list:
+    def raise_bounds(self, classes: list, depth: int, best: int) -> list:
         """The root classes with their bounds raised by the lookahead bound (kernels.lookahead),
         up to ``self.lookahead`` levels, lowest class first: the least of them is the proven
         bound on the whole game, and each job lifts it where it is lowest. A class whose bound
@@ -186,8 +178,7 @@ class TotalSearch(RootSearch):
         heap = [(b, g) for b, g, _ in classes if b < best and level[g] < self.lookahead]
         heapq.heapify(heap)
         where = {g: i for i, (_, g, _) in enumerate(classes)}
-        bar = tqdm(desc=f"{self.cost}: lookahead bounds", unit="job",
-                   disable=not self.progress)
+        bar = self.observer.bar(desc=f"{self.cost}: lookahead bounds", unit="job")
         running: dict = {}  # job -> (guess, level asked, beta)
 
         def show() -> None:
@@ -213,8 +204,7 @@ class TotalSearch(RootSearch):
             while pending:
                 for job in self.finished(pending):
                     guess, asked, beta = running.pop(job)
-                    value, nodes, _ = job.result()
-                    out.nodes += nodes
+                    value, _, _ = self.result(job)
                     bar.update(1)
                     i = where[guess]
                     old = classes[i][0]
@@ -242,12 +232,12 @@ class TotalSearch(RootSearch):
             return f"{deep} deepest (total {total})"
         return str(value)
 
-    def class_total(self, guess: int, parts: dict, depth: int, best: int, bar, report,
-                     out: Outcome):
+    def class_total(self, guess: int, parts: dict, depth: int, best: int):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
         (a lower bound, None). Each part is a job with a cut-off from ``best`` and the other
-        parts' bounds; the largest part may be split into one job per guess."""
-        s = self.solver
+        parts' bounds; the largest part may be split into one job per guess. Its progress goes
+        to ``self.board``, the root search's."""
+        s, bar, board = self.solver, self.bar, self.board
         bounds, _ = s.cost(self.cost)
         n = bounds.guess_cost * s.game.n_codes  # the root guess, once for every secret
         dc = min(depth - 1, DCAP)
@@ -276,8 +266,7 @@ class TotalSearch(RootSearch):
         pending = list(jobs)
         try:
             for job in self.finished(pending):
-                value, tree, nodes, _ = job.result()
-                out.nodes += nodes
+                value, tree, _, _ = self.result(job)
                 fid = jobs[job]
                 if split is not None and fid == split.fid:
                     split.record(job, value, tree)
@@ -289,7 +278,7 @@ class TotalSearch(RootSearch):
                     value, tree = split.lower_bound(), split.tree
                 bar.update(1)
                 lbs[fid] = value  # exact, or a lower bound when cut
-                report(n + sum(lbs.values()))
+                board.settle(n + sum(lbs.values()))
                 if tree is None:
                     bar.update(len({jobs[j] for j in pending}))
                     return n + sum(lbs.values()), None
@@ -340,3 +329,26 @@ class _SplitPart:
         if self.tree is not None:
             return self.beta
         return min(self.bounds, default=int(INF))
+
+
+class _Board:
+    """What a least-cost root search shows beside its bar: the best cost in hand (``value``,
+    None: no tree yet), the bound proven on the whole game (the least of the classes' bounds,
+    ``proven``, from the one searched on, ``index``, and the cut-off ``best``) and the gap."""
+
+    def __init__(self, bar, shown, proven: list[int], best: int = int(INF),
+                 value: int | None = None):
+        self.bar, self.shown, self.proven = bar, shown, proven
+        self.best, self.value, self.index = best, value, 0
+
+    def settle(self, lower: int) -> None:
+        """The class searched now is shown to cost at least ``lower``."""
+        i = self.index
+        self.proven[i] = max(self.proven[i], lower)
+        bound = min(self.proven[i:] + [self.best])
+        if self.value is None:
+            self.bar.set_postfix_str(f"bound {self.shown(bound)}")
+        else:
+            gap = (self.value - bound) / bound if bound else 0.0
+            self.bar.set_postfix_str(f"best {self.shown(self.value)}, bound "
+                                     f"{self.shown(bound)}, gap {100 * gap:.2f}%")

@@ -1,0 +1,67 @@
+"""What a build is asked for, in one value: the game, an exact objective or a greedy strategy, the
+guess mode, the limits and the engine's options. ``build.build(request)`` turns it into a checked
+tree; ``objectives.Search(request)`` runs its exact searches (a request without an objective
+serves searches asked for step by step: ``moo prove``, ``moo checkpoint verify``). Every
+inconsistency is refused here, before any work (ValueError, exit status 2 at the command line)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..games import Game
+
+GREEDY_DEFAULT = "first-consistent"
+
+
+@dataclass(frozen=True)
+class Request:
+    game: Game
+    objective: str | None = None  # an exact objective (objective.Objective), or None: greedy
+    strategy: str | None = None  # a greedy strategy (strategies.STRATEGIES); None: the default
+    guesses: str = "any"  # or "consistent" (hard mode)
+    seed: int = 0  # of the random strategies
+    time_limit: float | None = None  # seconds, counted from ``started``
+    started: float | None = None  # time.monotonic() of the start (None: when the search opens)
+    workers: int | None = None  # engine.open_engine
+    scheduler: str | None = None
+    checkpoint: str | None = None  # a checkpoint file's path
+    lookahead: int = 0  # levels of the lookahead bound raised at the root
+    improve: float = 0.0  # seconds of rollouts improving the greedy tree first
+
+    def __post_init__(self):
+        if self.objective is not None and self.strategy is not None:
+            raise ValueError("give an exact objective or a greedy strategy, not both")
+        if self.lookahead < 0:
+            raise ValueError("--lookahead must be 0 or more levels")
+        if self.improve < 0:
+            raise ValueError("--improve must be 0 or more seconds")
+
+    @property
+    def exact(self) -> bool:
+        return self.objective is not None
+
+    def check_greedy(self) -> None:
+        """A greedy build (no objective) refuses the exact search's options."""
+        if self.lookahead or self.improve:
+            raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
+                             "not to greedy strategies")
+        if self.workers is not None or self.scheduler is not None:
+            raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
+                             "a greedy strategy is built in this process")
+        if self.checkpoint is not None:
+            raise ValueError("--checkpoint goes with an exact objective")
+
+    def check_engine(self) -> None:
+        """EngineError, before any work, for engine settings that cannot run
+        (engine.engine_plan: an address Dask cannot take, more workers than this machine
+        holds)."""
+        from .engine import engine_plan
+
+        engine_plan(self.game, self.workers, self.scheduler)
+
+    def deadline(self) -> float | None:
+        """The time limit as a time.monotonic() value (from ``started``, else from now)."""
+        if self.time_limit is None:
+            return None
+        return (self.started if self.started is not None else time.monotonic()) + self.time_limit
