@@ -157,7 +157,7 @@ class Session:
         self.status = PLAYING
         self.tree_defect: str | None = None  # why the game stopped when status is NO_MOVE
         self._guesser = guesser
-        self._candidates = list(range(game.n_codes))
+        self._candidates = list(range(game.n_secrets))
         self._rounds: list[tuple[int, int]] = []  # (guess id, feedback id)
         self._guess = guesser.next_guess(self._candidates)
 
@@ -285,7 +285,7 @@ class Session:
     def _can_happen(self, reply: int) -> bool:
         """Whether some code of the game gives ``reply`` to the current guess at all."""
         game, guess = self.game, self._guess
-        return any(game.feedback(guess, s) == reply for s in range(game.n_codes))
+        return any(game.feedback(guess, s) == reply for s in range(game.n_secrets))
 
 
 def _is_count(value: object) -> bool:

@@ -83,10 +83,10 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
     defects: list[str] = []
     histogram: dict[int, int] = {}
     # (node, secrets that reach it, depth, place)
-    stack = [(tree.root, list(range(game.n_codes)), 1, "root")]
+    stack = [(tree.root, list(range(game.n_secrets)), 1, "root")]
     while stack and len(defects) < max_defects:
         node, secrets, depth, place = stack.pop()
-        if depth > game.n_codes:
+        if depth > game.n_secrets:
             defects.append(f"{place}: deeper than the number of codes (a loop of useless guesses)")
             continue
         if tree.guesses == "consistent" and node.guess not in secrets:
@@ -117,8 +117,8 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
                     "this feedback"
                 )
     solved = sum(histogram.values())
-    if solved != game.n_codes and not defects:
-        defects.append(f"only {solved} of {game.n_codes} secrets are solved")
+    if solved != game.n_secrets and not defects:
+        defects.append(f"only {solved} of {game.n_secrets} secrets are solved")
     height, total = height_and_total(histogram)
     return Replay(
         secrets=solved,

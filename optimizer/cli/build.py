@@ -39,6 +39,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--improve", type=positive_seconds, default=0.0, metavar="SECONDS",
                         help="least-total objectives: before the search, spend up to this long "
                              "improving the greedy tree by rollouts (a better tree to beat)")
+    parser.add_argument("--first", metavar="CODE", default=None,
+                        help="exact objectives: the best trees opening with this code (how "
+                             "openings are ranked); the tree's meta.opening says what is proven")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_search_options(parser)
     parser.add_argument("-o", "--output", required=True, help="tree file to write")
@@ -56,13 +59,17 @@ def run(args: argparse.Namespace) -> Exit:
         game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
         seed=args.seed, time_limit=args.time_limit, started=args.started, workers=args.workers,
         scheduler=args.scheduler, checkpoint=args.checkpoint, lookahead=args.lookahead,
-        improve=args.improve), Observer(quiet=args.quiet))
+        improve=args.improve, first=args.first), Observer(quiet=args.quiet))
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
     stopped = bool(tree.meta.get("stopped"))
     taken = checkpoint_facts(tree)
     label = resting("optimal", taken) if tree.optimal else (
         "stopped early, not proven optimal" if stopped else "not proven optimal")
+    opening = tree.meta.get("opening")
+    if opening is not None:
+        label = (f"optimal among trees opening with {opening['guess']}" if opening["optimal"]
+                 else f"{label} among trees opening with {opening['guess']}")
     print(
         f"{game.spec} {tree.objective} ({tree.guesses} guesses, {label}): "
         f"height {stats['height']}, "

@@ -54,7 +54,7 @@ def show(args) -> Exit:
     for height, count in sorted(heights.items()):
         print(f"  height: {count} first-guess classes claimed refuted within {height} guesses")
     for (cost, depth), facts in sorted(log.totals.items()):
-        limit = "no depth limit" if depth >= game.n_codes else f"within {depth} guesses"
+        limit = "no depth limit" if depth >= game.n_secrets else f"within {depth} guesses"
         exact = [e["exact"] for e in facts.classes.values() if "exact" in e]
         bounds = [e["at_least"] for e in facts.classes.values() if "at_least" in e]
         print(f"  {cost}, {limit}: {len(exact)} classes with an exact least {cost}"

@@ -222,9 +222,9 @@ def summary(result: Comparison) -> str:
     """The lines above the table: size of the game and the one-off costs."""
     game = result.game
     if result.matrix_seconds is None:
-        return f"{game.spec}: {game.n_codes} secrets; stored trees only"
+        return f"{game.spec}: {game.n_secrets} secrets; stored trees only"
     return (
-        f"{game.spec}: {game.n_codes} secrets; feedback matrix {result.matrix_seconds:.2f} s; "
+        f"{game.spec}: {game.n_secrets} secrets; feedback matrix {result.matrix_seconds:.2f} s; "
         f"greedy kernel compiled or loaded from cache in {result.compile_seconds:.2f} s "
         "(not in the build times)"
     )

@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> Exit:
     sym = game.symmetry()
     print(f"game:             {game.spec}")
     print(f"codes:            {game.n_codes} ({game.code_rule()})")
+    if game.n_secrets != game.n_codes:
+        print(f"secrets:          {game.n_secrets} (the first codes; every code may be guessed)")
     print(f"example codes:    {game.format_code(0)}, {game.format_code(game.n_codes - 1)}")
     print(f"feedback:         {' '.join(game.feedback_names)}")
     print(

@@ -244,7 +244,7 @@ def facts_html(entry: Entry) -> str:
     guesses = ("any code, even one the answers have ruled out" if tree.guesses == "any"
                else "only codes that fit every answer so far (hard mode)")
     facts = [
-        ("Game", f"{game_title(game)}, {game.n_codes} secrets: {game.code_rule()}"),
+        ("Game", f"{game_title(game)}, {game.n_secrets} secrets: {game.code_rule()}"),
         ("Strategy", f"{objective_text(tree.objective)} (objective {tree.objective})"),
         ("Guesses", guesses),
         ("Proven optimal", proof_text(tree, result)),

@@ -317,7 +317,7 @@ def play_self(session: Session, secret: str) -> Exit:
 # --- the person breaks the computer's code ------------------------------------------------
 def play_breaker(game: Game, rng: random.Random) -> Exit:
     """Seeds 000 and 002: the computer draws a secret and scores the person's guesses."""
-    secret = rng.randrange(game.n_codes)
+    secret = rng.randrange(game.n_secrets)
     names = " ".join(game.feedback_names)
     _say(f"I have picked a secret code of {game.spec}: {game.code_rule()}.")
     _say(f"Type your guesses; I answer with {names}. Type ? to give up and see the code.")

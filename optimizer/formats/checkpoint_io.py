@@ -104,9 +104,9 @@ class _Reader:
             if set(entry) - {"height", "nodes", "seconds"}:
                 raise CheckpointError(f"{where}[{text!r}]: keys are height, nodes, seconds")
             height = _count(entry.get("height"), f"{where}[{text!r}].height", 1)
-            if height >= self.game.n_codes:
+            if height >= self.game.n_secrets:
                 raise CheckpointError(f"{where}[{text!r}]: height {height} cannot be refuted: "
-                                      f"every useful guess finishes {self.game.n_codes} codes "
+                                      f"every useful guess finishes {self.game.n_secrets} codes "
                                       "within that many guesses")
             _count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
             seconds = entry.get("seconds", 0)
@@ -130,7 +130,7 @@ class _Reader:
                 raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least "
                                       "(with lookahead when that bound proved it)")
             kind = kinds.pop()
-            least = 0 if cost == "deep" else self.game.n_codes  # every secret costs a guess
+            least = 0 if cost == "deep" else self.game.n_secrets  # every secret costs a guess
             known.classes[guess] = {kind: _count(entry[kind],
                                                  f"{where}.classes[{code!r}].{kind}", least)}
             if "lookahead" in entry:

@@ -1,4 +1,7 @@
-"""The decision-tree file: the public JSON format (version 1, docs/tree-format.md).
+"""The decision-tree file: the public JSON format (docs/tree-format.md). Version 1 names the game;
+version 2 adds a ``words`` object holding a custom word game's lists (``"game": "words"``), so
+that the file alone is enough to replay it. A file is written in the lowest version that holds
+it, and both are read.
 
 In memory a node holds code and feedback ids; the file holds their notation. Reading checks the
 structure and names the place of any defect (``verify`` in optimizer.tree then replays every
@@ -12,14 +15,15 @@ from pathlib import Path
 
 import orjson
 
-from ..games import Game, GameError, parse_game
+from ..games import Game, GameError, WordGame, parse_game, word_game
 from ..games.base import quote
 from ..tree import Node, Tree, TreeError, is_int, printable, replay
 from .files import read_file, write_atomic
 from .strict_json import JsonError, loads
 
 FORMAT = "decision-tree"
-VERSION = 1
+VERSION = 1  # a game named by its spec
+WORDS_VERSION = 2  # a word game of custom lists, carried in the file ("words")
 
 
 class TreeFileError(TreeError):
@@ -32,14 +36,15 @@ def tree_to_json(tree: Tree) -> dict:
     (``Tree.replayed``, when it found no defect), else a new replay's."""
     done = tree.replayed
     stats = (done if done is not None and not done.defects else replay(tree)).as_json()
+    words = _custom_words(tree.game)
     data = {
         "format": FORMAT,
-        "version": VERSION,
-        "game": tree.game.spec,
-        "objective": tree.objective,
-        "guesses": tree.guesses,
-        "optimal": tree.optimal,
+        "version": VERSION if words is None else WORDS_VERSION,
+        "game": tree.game.spec if words is None else "words",
     }
+    if words is not None:
+        data["words"] = words
+    data.update(objective=tree.objective, guesses=tree.guesses, optimal=tree.optimal)
     if tree.lower_bound is not None and not tree.optimal:
         data["lower_bound"] = int(tree.lower_bound)
     data["stats"] = stats
@@ -47,6 +52,13 @@ def tree_to_json(tree: Tree) -> dict:
         data["meta"] = tree.meta
     data["root"] = node_to_json(tree.game, tree.root)
     return data
+
+
+def _custom_words(game: Game) -> dict | None:
+    """The lists of a word game other than ``wordle`` (whose lists ship with the program)."""
+    if not isinstance(game, WordGame) or game.spec == "wordle":
+        return None
+    return {"answers": list(game.answers), "guesses": game.words[len(game.answers):]}
 
 
 def node_to_json(game: Game, node: Node) -> dict:
@@ -100,19 +112,16 @@ def tree_from_json(data, where: str = "tree") -> Tree:
     if data.get("format") != FORMAT:
         raise TreeError(f"{where}: 'format' must be {FORMAT!r}, found "
                         f"{printable(repr(data.get('format')))[:60]}")
-    if not (is_int(data.get("version")) and data["version"] == VERSION):
+    if not (is_int(data.get("version")) and data["version"] in (VERSION, WORDS_VERSION)):
         raise TreeError(f"{where}: version {printable(repr(data.get('version')))[:60]} is not "
-                        "supported (only 1)")
+                        "supported (only 1 and 2)")
     for key in ("game", "objective", "guesses", "optimal", "stats", "root"):
         if key not in data:
             raise TreeError(f"{where}: missing key {key!r}")
     for key in ("game", "objective"):
         if not isinstance(data[key], str) or not data[key]:
             raise TreeError(f"{where}: {key!r} must be a non-empty string")
-    try:
-        game = parse_game(data["game"])
-    except GameError as exc:
-        raise TreeError(f"{where}: 'game': {exc}") from None
+    game = _game(data, where)
     if data["game"] != game.spec:  # the command line's leniency (case, spaces, aliases) ends here
         raise TreeError(f"{where}: 'game': {quote(data['game'])} is not in the tree format's "
                         f"notation: write {game.spec!r}")
@@ -145,6 +154,25 @@ def tree_from_json(data, where: str = "tree") -> Tree:
         meta=meta,
         stats=stats,
     )
+
+
+def _game(data: dict, where: str) -> Game:
+    """The game a file names (version 1) or carries (version 2: ``words``, of game "words")."""
+    carried = data["version"] == WORDS_VERSION
+    if carried != ("words" in data) or carried != (data["game"] == "words"):
+        raise TreeError(f"{where}: a version 2 file has \"game\": \"words\" and a 'words' "
+                        "object with its lists; a version 1 file neither")
+    try:
+        if not carried:
+            return parse_game(data["game"])
+        words = data["words"]
+        if not isinstance(words, dict) or not set(words) <= {"answers", "guesses"} or not all(
+                isinstance(v, list) and all(isinstance(w, str) for w in v)
+                for v in words.values()):
+            raise GameError("'words' holds \"answers\" and \"guesses\": lists of words")
+        return word_game(words.get("answers", []), words.get("guesses", []))
+    except GameError as exc:
+        raise TreeError(f"{where}: 'game': {exc}") from None
 
 
 def node_from_json(game: Game, raw, place: str, where: str) -> Node:

@@ -192,6 +192,8 @@ def _word_reply(game: WordGame, text: str) -> int:
     if bad is not None:
         raise GameError(f"feedback {quote(text)}: {bad!r} is not a mark; give {_WORD_FORMS}")
     if len(marks) != game.letters:
+        rest = game.letters - 2
         raise GameError(f"feedback {quote(text)} has {len(marks)} marks: give {game.letters}, "
-                        "one a letter (e.g. gybbb, 21000, 2 1 0 0 0)")
+                        f"one a letter (e.g. gy{'b' * rest}, 21{'0' * rest}, "
+                        f"2 1{' 0' * rest})")
     return game.feedback_id(tuple(WORD_MARKS[m] for m in marks))

@@ -119,7 +119,7 @@ def choose_guess(FT, candidates, guesses, rule, n_answers):
     for i in range(n):
         if score[i] == perfect:
             return candidates[i]
-    is_candidate = _is_candidate(FT.shape[0], candidates)
+    is_candidate = _is_candidate(FT.shape[1], candidates)
     if guesses.shape[0] > n:  # every candidate is a guess: more guesses are other codes
         score, largest = _scores(FT, candidates, guesses, rule, n_answers)
     best = -1
@@ -139,7 +139,7 @@ def best_guesses(FT, candidates, guesses, rule, width, n_answers):
     """The ``width`` guesses the rule scores best (same order as choose_guess: score, then a
     candidate, then the lowest code), useless guesses left out: what a rollout tries."""
     n = candidates.shape[0]
-    is_candidate = _is_candidate(FT.shape[0], candidates)
+    is_candidate = _is_candidate(FT.shape[1], candidates)
     score, largest = _scores(FT, candidates, guesses, rule, n_answers)
     keys = np.empty(guesses.shape[0], dtype=np.float64)
     kept = np.empty(guesses.shape[0], dtype=guesses.dtype)

@@ -211,8 +211,8 @@ def worker_limit(game: Game) -> tuple[int, str]:
     cores = _cores()
     limit = WORKERS_PER_CORE * cores
     why = f"{WORKERS_PER_CORE} per core, {cores} cores"
-    n = game.n_codes
-    each = WORKER_BYTES + 3 * n * n + 2 * TABLE_SLOT_BYTES * (1 << table_bits(n))
+    each = (WORKER_BYTES + 3 * game.n_codes * game.n_secrets
+            + 2 * TABLE_SLOT_BYTES * (1 << table_bits(game.n_secrets)))
     free = _memory_available()
     if free is not None:
         held = free // each

@@ -38,7 +38,7 @@ class HeightSearch(RootSearch):
         gives a better tree, the first infeasible one proves the optimum."""
         start = time.monotonic()
         s = self.solver
-        n = s.game.n_codes
+        n = s.game.n_secrets
         classes = height_order(self.root_classes())
         lower = 1
         while s.bounds.M[s.branches, min(lower, DCAP)] < n:

@@ -105,7 +105,7 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
 
     def work():
         lbs = [int(bounds.LB[solver.branches, len(p), dc]) for p in parts]
-        total = bounds.guess_cost * solver.game.n_codes
+        total = bounds.guess_cost * solver.game.n_secrets
         for i, part in enumerate(parts):
             rest = total + sum(lbs) - lbs[i]
             lbs[i] = max(lbs[i], solver.lookahead(part, depth - 1, levels, beta - rest, [guess]))

@@ -57,6 +57,7 @@ class Search:
         self.game, self.guesses, self.lookahead = game, request.guesses, request.lookahead
         self.improve = request.improve
         self.deadline = request.deadline()
+        self.opening = request.opening()
         self.checkpoint = None
         if request.checkpoint:
             self.checkpoint = Checkpoint(request.checkpoint, game, self.guesses)
@@ -90,11 +91,11 @@ class Search:
 
     def height_search(self) -> HeightSearch:
         return HeightSearch(self.solver, self.engine, self.deadline, self.observer,
-                            self.checkpoint)
+                            self.checkpoint, self.opening)
 
     def total_search(self, cost: str = "total") -> TotalSearch:
         search = TotalSearch(self.solver, self.engine, self.deadline, self.observer,
-                             self.checkpoint)
+                             self.checkpoint, self.opening)
         search.cost, search.lookahead = cost, self.lookahead
         return search
 
@@ -117,7 +118,7 @@ class Search:
             if self.deadline is not None:
                 seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
             s = self.solver
-            bound = int(s.bounds.LB[s.branches, self.game.n_codes, min(depth, DCAP)])
+            bound = int(s.bounds.LB[s.branches, self.game.n_secrets, min(depth, DCAP)])
             upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.observer)
         out = self.total_search(cost).min_total(depth, upper, incumbent)
         self.facts_taken += out.taken
@@ -185,7 +186,7 @@ class Search:
             raise ValueError("--lookahead and --improve apply to least-cost objectives (total, "
                              "deepest and their combinations), not to height alone")
         taken_before = self.facts_taken
-        depth = obj.depth or self.game.n_codes
+        depth = obj.depth or self.game.n_secrets
         first = self._first_consistent(obj, depth)  # what to write if stopped before better
         path = {"height": self._height_first, "deepest": self._deepest_first}.get(
             obj.first, self._total_first)
@@ -209,7 +210,7 @@ class Search:
         return self._tree(obj, out, meta)
 
     def _height_first(self, obj: Objective, depth: int, first: Outcome) -> Step:
-        out = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
+        out = self.min_height(self._height_start())
         step = Step(out, meta={"height_search": out.effort()})
         if obj.tie is None or not out.optimal:
             return step
@@ -232,7 +233,7 @@ class Search:
         height search's), then the fewest at depth K and the least total."""
         start, step = first.root, Step(first)
         if start is None:
-            low = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
+            low = self.min_height(self._height_start())
             step = Step(low, meta={"height_search": low.effort()})
             if low.root is None or low.value > depth:
                 if low.optimal:
@@ -276,6 +277,10 @@ class Search:
             step = step.then(Step(out, meta={"height_search": out.effort()}))
         return step
 
+    def _height_start(self) -> tuple:
+        """(height, root) of the lowest greedy tree: what the least-height search must beat."""
+        return height_incumbent(self.game, self.guesses, self.deadline, self.opening)
+
     def total_start(self, depth: int, start: tuple = (None, None)) -> tuple:
         """(total, root) for a least-total search within ``depth`` to beat: ``start`` or a
         better greedy tree. A game searched as one job finds its optimum as quickly without the
@@ -283,13 +288,15 @@ class Search:
         so it is not built there; searched by classes, every job starts from the best bound."""
         if self.total_search().whole_game():
             return start
-        return total_incumbent(self.game, self.guesses, depth, self.deadline, start)
+        return total_incumbent(self.game, self.guesses, depth, self.deadline, start,
+                               self.opening)
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
         """Seed 000's tree (quick for every game), with the counting bound of the objective's
         first component: what is written if the run is stopped before anything better exists."""
-        height, total, root = greedy(self.game, "first-consistent", self.guesses)
-        s, n = self.solver, self.game.n_codes
+        height, total, root = greedy(self.game, "first-consistent", self.guesses,
+                                     opening=self.opening)
+        s, n = self.solver, self.game.n_secrets
         if obj.first == "deepest":
             return Outcome(0, root if height <= depth else None, False, 0)
         if obj.first == "height":
@@ -303,7 +310,7 @@ class Search:
     def _least_height_at_total(self, best: Outcome) -> Outcome:
         """Among trees of least total, one of least height: raise the depth limit from the least
         height until a tree within it reaches the unlimited least total."""
-        least = self.min_height(height_incumbent(self.game, self.guesses, self.deadline))
+        least = self.min_height(self._height_start())
         if not least.optimal:
             return Outcome(best.value, best.root, False, best.lower_bound, least.nodes,
                            least.seconds, least.notes, least.stopped)
@@ -318,6 +325,16 @@ class Search:
             depth += 1
 
     def _tree(self, obj: Objective, out: Outcome, meta: dict) -> Tree:
+        if self.opening is not None:  # proven among the trees opening so, not over all trees
+            meta["opening"] = {"guess": self.game.format_code(self.opening),
+                               "optimal": out.optimal}
+            if not out.optimal:
+                meta["opening"]["lower_bound"] = int(out.lower_bound)
+            tree = Tree(game=self.game, root=out.root, objective=obj.name,
+                        guesses=self.guesses, optimal=False, meta=meta)
+            if out.optimal:
+                return checked(tree, lambda replayed: claimed(obj, replayed), out.value)
+            return checked(tree)
         tree = Tree(game=self.game, root=out.root, objective=obj.name, guesses=self.guesses,
                     optimal=out.optimal, meta=meta)
         if not out.optimal:

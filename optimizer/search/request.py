@@ -28,6 +28,7 @@ class Request:
     checkpoint: str | None = None  # a checkpoint file's path
     lookahead: int = 0  # levels of the lookahead bound raised at the root
     improve: float = 0.0  # seconds of rollouts improving the greedy tree first
+    first: str | None = None  # an opening: the best trees that start with this code only
 
     def __post_init__(self):
         if self.objective is not None and self.strategy is not None:
@@ -36,6 +37,17 @@ class Request:
             raise ValueError("--lookahead must be 0 or more levels")
         if self.improve < 0:
             raise ValueError("--improve must be 0 or more seconds")
+        if self.first is not None:
+            self.opening()  # GameError for a code the game does not have
+            if self.objective is None:
+                raise ValueError("--first goes with an exact objective (--objective)")
+            if self.checkpoint is not None or self.improve:
+                raise ValueError("--first cannot go with --checkpoint or --improve: their facts "
+                                 "and trees are about every opening")
+
+    def opening(self) -> int | None:
+        """The code index of ``first`` (None: every opening)."""
+        return None if self.first is None else self.game.parse_code(self.first)
 
     @property
     def exact(self) -> bool:

@@ -68,8 +68,9 @@ class RootSearch:
     slices_per_worker = 8  # a split part's guesses make about this many jobs per worker
 
     def __init__(self, solver: NodeSolver, engine, deadline: float | None = None,
-                 observer: Observer = QUIET, checkpoint=None):
+                 observer: Observer = QUIET, checkpoint=None, opening: int | None = None):
         self.solver = solver
+        self.opening = opening  # the one first guess searched (None: every class)
         self.engine = engine
         self.deadline = deadline
         self.observer = observer  # what the search shows (observer.Observer)
@@ -80,7 +81,11 @@ class RootSearch:
     # --- the root ------------------------------------------------------------------------------
     def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
         """Root guesses, one per symmetry class, with their parts (useless guesses dropped)."""
-        return root_classes(self.solver)
+        classes = root_classes(self.solver)
+        if self.opening is None:
+            return classes
+        # the opening's own parts: it need not be the smallest of its class
+        return [(self.opening, self.solver.game.parts(self.opening, self.solver.root()))]
 
     def splits(self, part: np.ndarray) -> bool:
         """Whether a part is worth running guess by guess on several workers."""

@@ -78,8 +78,8 @@ class NodeSolver:
         if guesses not in ("any", "consistent"):
             raise ValueError("guesses must be 'any' or 'consistent'")
         self.game, self.guesses = game, guesses
-        n = game.n_codes
-        table_bits = table_bits or default_table_bits(n)
+        n = game.n_codes  # guesses: the scoring scratch is per guess
+        table_bits = table_bits or default_table_bits(game.n_secrets)
         self.key = SolverKey(game.spec, guesses, opts, table_bits, counting)
         matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
@@ -87,7 +87,8 @@ class NodeSolver:
                                guesses == "consistent")
         self.orbits = _orbits(game)
         self.branches = n_answers - 1  # every answer but the win occurs
-        self.bounds = bound_tables(n, self.branches, counting)  # the total's (and M: height)
+        # the total's bounds (and M: the height's), by number of candidates
+        self.bounds = bound_tables(game.n_secrets, self.branches, counting)
         self.stop = np.zeros(1, dtype=np.int8)
         self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
         self.total_table = new_table(table_bits, n, HASH_SEED, self.stop)
@@ -159,9 +160,9 @@ class NodeSolver:
     def cost(self, cost: str):
         """(bounds, table) of a least-cost objective: "total", "deepest" or "deep"."""
         if cost not in self._costs:
-            key, n = self.key, self.game.n_codes
-            self._costs[cost] = (bound_tables(n, self.branches, key.counting, cost),
-                                 new_table(key.table_bits, n, HASH_SEED, self.stop))
+            key, game = self.key, self.game
+            self._costs[cost] = (bound_tables(game.n_secrets, self.branches, key.counting, cost),
+                                 new_table(key.table_bits, game.n_codes, HASH_SEED, self.stop))
         return self._costs[cost]
 
     def min_total(self, cands: np.ndarray, depth: int, beta: int = int(INF), path=(),
@@ -236,7 +237,8 @@ class NodeSolver:
 
     # --- whole problems ------------------------------------------------------------------------
     def root(self) -> np.ndarray:
-        return self.all_codes.copy()
+        """The candidates before any guess: every secret (the first ``n_secrets`` codes)."""
+        return self.all_codes[:self.game.n_secrets].copy()
 
     def representatives(self, guesses: np.ndarray, path) -> np.ndarray:
         """The guesses that are the smallest of their orbit, given the guesses made so far (all of

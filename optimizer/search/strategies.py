@@ -31,19 +31,21 @@ HEURISTICS = ("minimax", "expected-size", "entropy", "most-parts")
 
 
 def grow_tree(game: Game, choose: Chooser, guesses: str = "any",
-              deadline: float | None = None, depths: dict[int, int] | None = None) -> Node:
+              deadline: float | None = None, depths: dict[int, int] | None = None,
+              opening: int | None = None) -> Node:
     """Apply ``choose`` at every node, from all codes down to single candidates; TimeoutError
     past ``deadline`` (a time.monotonic() value: the set-up of a time-limited search).
     ``depths``, when given, counts the secrets solved at each depth as the tree grows: the tree
     follows the rules by construction, so its height and total need no replay (which was a
-    tenth of Mastermind's least-total command)."""
+    tenth of Mastermind's least-total command). ``opening``: the root's guess, when given."""
     root = Node(-1)
-    stack = [(root, np.arange(game.n_codes, dtype=np.int32), 1)]
+    stack = [(root, np.arange(game.n_secrets, dtype=np.int32), 1)]
     while stack:
         if deadline is not None and time.monotonic() >= deadline:
             raise TimeoutError
         node, candidates, depth = stack.pop()
-        node.guess = int(choose(candidates, guesses))
+        node.guess = int(choose(candidates, guesses)) if node is not root or opening is None \
+            else opening
         parts = game.parts(node.guess, candidates)
         if tells_nothing(parts, len(candidates)):
             raise RuntimeError(
@@ -110,24 +112,25 @@ TOTAL_INCUMBENTS = ("entropy", "expected-size", "minimax", "most-parts")
 HEIGHT_INCUMBENTS = ("minimax", "expected-size")
 
 
-def greedy(game: Game, name: str, guesses: str,
-           deadline: float | None = None) -> tuple[int, int, Node]:
-    """(height, total, root) of one greedy strategy's tree; TimeoutError past ``deadline``."""
+def greedy(game: Game, name: str, guesses: str, deadline: float | None = None,
+           opening: int | None = None) -> tuple[int, int, Node]:
+    """(height, total, root) of one greedy strategy's tree (opening with ``opening`` when
+    given); TimeoutError past ``deadline``."""
     mode = "consistent" if name == "first-consistent" else guesses
     depths: dict[int, int] = {}
-    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline, depths)
+    root = grow_tree(game, STRATEGIES[name](game, 0), mode, deadline, depths, opening)
     return (*height_and_total(depths), root)
 
 
 def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None = None,
-                    start=(None, None)):
+                    start=(None, None), opening: int | None = None):
     """(total, root) of a quick greedy tree within ``depth``: the better of ``start`` and the
     first of TOTAL_INCUMBENTS whose tree fits the limit (none is built past ``deadline``); a tree
     the exact search must beat or tie, and what it writes if stopped early."""
     best = start
     for name in TOTAL_INCUMBENTS:
         try:
-            height, total, root = greedy(game, name, guesses, deadline)
+            height, total, root = greedy(game, name, guesses, deadline, opening)
         except TimeoutError:
             break
         if height <= depth:
@@ -137,13 +140,14 @@ def total_incumbent(game: Game, guesses: str, depth: int, deadline: float | None
     return best
 
 
-def height_incumbent(game: Game, guesses: str, deadline: float | None = None):
+def height_incumbent(game: Game, guesses: str, deadline: float | None = None,
+                     opening: int | None = None):
     """(height, root) of the lowest greedy tree (ties: lower total), the starting point of the
     least-height search."""
     best, best_key = (None, None), None
     for name in HEIGHT_INCUMBENTS:
         try:
-            height, total, root = greedy(game, name, guesses, deadline)
+            height, total, root = greedy(game, name, guesses, deadline, opening)
         except TimeoutError:
             break
         if best_key is None or (height, total) < best_key:

@@ -123,7 +123,8 @@ class TotalSearch(RootSearch):
         and only the winning tree is built: Mastermind 4x6 took half the CPU time this way
         (39,711 nodes against 48,837 by classes), 4x7 3.5 s against 5.2 s by classes on two
         threads (engine.PARALLEL_PART)."""
-        return self.engine.workers == 1 and self.checkpoint is None and not self.lookahead
+        return (self.engine.workers == 1 and self.checkpoint is None and not self.lookahead
+                and self.opening is None)
 
     def game_total(self, depth: int, best: int):
         """(least cost of the whole game below ``best`` and its tree, or a bound >= best and
@@ -147,7 +148,7 @@ class TotalSearch(RootSearch):
         dc = min(depth - 1, DCAP)
         classes = []
         for guess, parts in self.root_classes():
-            bound = bounds.guess_cost * s.game.n_codes + sum(
+            bound = bounds.guess_cost * s.game.n_secrets + sum(
                 int(bounds.LB[s.branches, len(p), dc]) for p in parts.values())
             if bound < INF:
                 classes.append((bound, guess, parts))
@@ -162,7 +163,7 @@ class TotalSearch(RootSearch):
         later with a higher cut-off, at the same level (the table keeps what it learnt).
         Every raised bound is recorded in the checkpoint; the list is modified in place and
         returned (in any order) when the time limit is reached, TimeoutError."""
-        n = self.solver.game.n_codes
+        n = self.solver.game.n_secrets
         log = self.checkpoint
         step = max(1, n // 10)
         level = {}
@@ -239,7 +240,7 @@ class TotalSearch(RootSearch):
         to ``self.board``, the root search's."""
         s, bar, board = self.solver, self.bar, self.board
         bounds, _ = s.cost(self.cost)
-        n = bounds.guess_cost * s.game.n_codes  # the root guess, once for every secret
+        n = bounds.guess_cost * s.game.n_secrets  # the root guess, once for every secret
         dc = min(depth - 1, DCAP)
         order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
         if not order:  # the only code: solved by the first guess

@@ -1,0 +1,159 @@
+"""The exact search on word games (guesses that are not secrets) against the plain exhaustive
+search of tests/oracle.py: random small lists, every objective and guess mode, each pruning rule
+on and off."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import orjson
+import pytest
+from oracle import plain_cost, plain_optimum
+from oracle import plain_values as plain_values_of
+
+from optimizer.games import word_game
+from optimizer.kernels import bundles as B
+from optimizer.search.build import build
+from optimizer.search.request import Request
+from optimizer.search.solver import NodeSolver
+
+pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+
+
+def _lists(seed: int, answers: int, others: int, letters: str = "abcdef", width: int = 3):
+    """Two disjoint random lists of distinct words over a small alphabet (repeated letters
+    included, where Wordle's yellow rule matters)."""
+    rng = random.Random(seed)
+    words: set[str] = set()
+    while len(words) < answers + others:
+        words.add("".join(rng.choice(letters) for _ in range(width)))
+    ordered = sorted(words)
+    rng.shuffle(ordered)
+    return ordered[:answers], ordered[answers:]
+
+
+GAMES = [(seed, a, o) for seed, a, o in ((1, 9, 12), (2, 12, 20), (3, 14, 6), (4, 10, 30))]
+
+
+@pytest.mark.parametrize("seed,answers,others", GAMES)
+@pytest.mark.parametrize("mode", ["any", "consistent"])
+def test_least_height_and_total_equal_the_plain_search(seed, answers, others, mode):
+    game = word_game(*_lists(seed, answers, others))
+    height, total, total_at_height = plain_optimum(game, mode)
+    for objective, value in (("height", height), ("total", total),
+                             ("height,total", total_at_height)):
+        tree = build(Request(game, objective=objective, guesses=mode))
+        assert tree.optimal and not tree.replayed.defects
+        got = tree.replayed.height if objective == "height" else tree.replayed.total
+        assert got == value, (objective, got, value)
+        if objective == "height,total":
+            assert tree.replayed.height == height
+
+
+@pytest.mark.parametrize("seed,answers,others", GAMES[:2])
+def test_depth_limits_and_deepest_equal_the_plain_search(seed, answers, others):
+    game = word_game(*_lists(seed, answers, others))
+    cost = plain_cost(game, "any")
+    root = frozenset(range(game.n_secrets))
+    solver = NodeSolver(game, "any", table_bits=14)
+    for depth in range(2, 6):
+        want = cost(root, depth, 1, 0)
+        value, guess = solver.min_total(solver.root(), depth)
+        if want >= B.INF:
+            assert value >= B.INF
+        else:
+            assert value == want and guess >= 0
+        want_deep = cost(root, depth, 0, 1)
+        if want_deep < B.INF:
+            assert solver.min_total(solver.root(), depth, cost="deep")[0] == want_deep
+
+
+@pytest.mark.parametrize("rule", [B.OPT_DEDUPE, B.OPT_TT, B.OPT_PROBE, B.OPT_SEPARATE,
+                                  B.OPT_BRANCHING, B.OPT_CANDIDATES_FIRST, B.OPT_SMALL,
+                                  B.OPT_SHARES])
+def test_each_rule_alone_off_keeps_the_optimum(rule):
+    """Every rule switched off in turn gives the same values, and so does the plain kernel
+    (every rule and the counting bounds off)."""
+    game = word_game(*_lists(5, 12, 16))
+    height, total, _ = plain_optimum(game, "any")
+    for opts, counting in ((B.OPT_ALL & ~rule, True), (0, False)):
+        solver = NodeSolver(game, "any", opts=opts, table_bits=14, counting=counting)
+        assert solver.min_height(solver.root()) == height
+        assert solver.min_total(solver.root(), game.n_secrets)[0] == total
+
+
+def test_a_guess_that_is_no_answer_is_used_when_it_pays():
+    """bat cat hat mat (answers) and chm (a guess only): chm gives each answer its own feedback
+    (0 0 0, 2 0 0, 0 1 0, 0 0 1), so the least total is 8, two guesses each, opening with chm."""
+    game = word_game(["bat", "cat", "hat", "mat"], ["chm"])
+    tree = build(Request(game, objective="total"))
+    assert game.format_code(tree.root.guess) == "chm"
+    assert tree.replayed.total == plain_optimum(game, "any")[1] == 8
+
+
+# --- the tree file of a custom word game, and openings --------------------------------------
+def test_a_custom_word_tree_carries_its_lists(tmp_path, capsys):
+    """A tree of words:FILES holds the lists (version 2): it replays with the files gone."""
+    from optimizer.cli import main as moo
+    from optimizer.formats.tree_file import read_tree
+
+    answers, others = _lists(6, 10, 12)
+    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+    (tmp_path / "g.txt").write_text("\n".join(others) + "\n")
+    out = tmp_path / "t.json"
+    spec = f"words:{tmp_path / 'a.txt'},{tmp_path / 'g.txt'}"
+    assert moo(["build", spec, "--objective", "total", "--quiet", "-o", str(out)]) == 0
+    (tmp_path / "a.txt").unlink()
+    (tmp_path / "g.txt").unlink()
+    tree = read_tree(out)
+    assert tree.game.spec == "words" and tree.game.answers == sorted(answers)
+    assert moo(["verify", str(out)]) == 0
+    assert "every secret is solved" in capsys.readouterr().out
+    raw = orjson.loads(out.read_bytes())
+    assert raw["version"] == 2 and raw["game"] == "words"
+    assert sorted(raw["words"]["guesses"]) == sorted(others)
+
+
+def test_trees_of_named_games_stay_version_1():
+    from optimizer.formats.tree_file import tree_to_json
+    from optimizer.games import parse_game
+
+    tree = build(Request(parse_game("mastermind:2x3"), objective="total"))
+    data = tree_to_json(tree)
+    assert data["version"] == 1 and "words" not in data
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "any")])
+def test_the_best_opening_is_the_optimum_and_each_opening_is_exact(spec, mode):
+    """--first: each opening's least total equals the plain search's least total of the trees
+    opening so; the least of them is the game's; the tree never claims more than its opening."""
+    from optimizer.games import parse_game
+
+    game = parse_game(spec)
+    _, total = plain_values_of(game, mode)
+    root = frozenset(range(game.n_secrets))
+    values = []
+    for first in range(0, game.n_codes, max(1, game.n_codes // 6)):
+        word = game.format_code(first)
+        tree = build(Request(game, objective="total", guesses=mode, first=word))
+        assert tree.root.guess == first and not tree.optimal
+        assert tree.meta["opening"] == {"guess": word, "optimal": True}
+        parts = game.parts(first, np.arange(game.n_secrets))
+        want = len(root) + sum(total(frozenset(int(c) for c in p), game.n_secrets)
+                               for p in parts.values())
+        assert tree.replayed.total == want
+        values.append(want)
+    assert min(values) >= plain_optimum(game, mode)[1]
+
+
+def test_first_is_refused_where_it_cannot_hold():
+    from optimizer.games import GameError, parse_game
+
+    game = parse_game("mastermind:3x3")
+    with pytest.raises(GameError):
+        Request(game, objective="total", first="999")
+    with pytest.raises(ValueError, match="exact objective"):
+        Request(game, first="012")
+    with pytest.raises(ValueError, match="--checkpoint or --improve"):
+        Request(game, objective="total", first="012", checkpoint="c.json")
