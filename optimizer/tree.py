@@ -213,7 +213,33 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     if objective is not None and objective.depth is not None and result.height > objective.depth:
         defects.append(f"objective: {objective.name} allows height {objective.depth}, but the "
                        f"tree's height is {result.height}")
-    return defects + _meta_bound_defects(tree, result) + _provenance_defects(tree)
+    return (defects + _opening_defects(tree, result) + _meta_bound_defects(tree, result)
+            + _provenance_defects(tree))
+
+
+def _opening_defects(tree: Tree, result: Replay) -> list[str]:
+    """``meta.opening`` (moo build --first): the tree opens with that code, claims no global
+    optimum, and its value is not below a lower bound it states."""
+    opening = tree.meta.get("opening")
+    if opening is None:
+        return []
+    if not isinstance(opening, dict) or not isinstance(opening.get("guess"), str) or \
+            not isinstance(opening.get("optimal"), bool):
+        return ["meta.opening: an object {\"guess\": CODE, \"optimal\": true or false}"]
+    defects = []
+    root = tree.game.format_code(tree.root.guess)
+    if opening["guess"] != root:
+        defects.append(f"meta.opening: the tree opens with {root}, not "
+                       f"{printable(opening['guess'])}")
+    if tree.optimal:
+        defects.append("meta.opening: a search of one opening proves no optimum over every "
+                       "opening (\"optimal\" must be false)")
+    lower, objective = opening.get("lower_bound"), exact_objective(tree.objective)
+    if is_int(lower) and objective is not None and lower > objective.figure(
+            objective.first, result):
+        defects.append(f"meta.opening.lower_bound: {lower} is above this tree's "
+                       f"{objective.first}")
+    return defects
 
 
 # Bounds the searches write into ``meta`` (objectives.Search; shown by objective.bound_note): a

@@ -157,3 +157,24 @@ def test_first_is_refused_where_it_cannot_hold():
         Request(game, first="012")
     with pytest.raises(ValueError, match="--checkpoint or --improve"):
         Request(game, objective="total", first="012", checkpoint="c.json")
+
+
+def test_verify_holds_an_opening_claim_against_the_tree(tmp_path, capsys):
+    from optimizer.cli import main as moo
+    from optimizer.formats.tree_file import tree_to_json
+    from optimizer.games import parse_game
+
+    game = parse_game("mastermind:3x3")
+    data = tree_to_json(build(Request(game, objective="total", first="012")))
+    path = tmp_path / "t.json"
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["verify", str(path)]) == 0
+    assert "optimal among trees opening with 012" in capsys.readouterr().out
+    for edit, message in ((lambda d: d["meta"]["opening"].update(guess="001"), "opens with 012"),
+                          (lambda d: d.update(optimal=True), "proves no optimum over every"),
+                          (lambda d: d["meta"].update(opening="012"), "meta.opening: an object")):
+        bad = orjson.loads(orjson.dumps(data))
+        edit(bad)
+        path.write_bytes(orjson.dumps(bad))
+        assert moo(["verify", str(path)]) == 1
+        assert message in capsys.readouterr().out

@@ -91,6 +91,14 @@ def _claim_line(tree, result) -> str:
 
     taken = checkpoint_facts(tree)
     note = f" ({provenance_note(tree)})" if taken else ""
+    opening = tree.meta.get("opening")
+    if opening is not None:
+        among = f"among trees opening with {printable(opening['guess'])}"
+        if opening["optimal"]:
+            return (f"optimal {among} ({printable(tree.objective)}): claimed by the search that "
+                    "wrote it (a search of one opening; no optimum over every opening)")
+        bound = opening.get("lower_bound")
+        return f"not proven optimal {among}" + (f"; lower bound {bound}" if bound else "")
     if tree.optimal:
         return f"optimal ({printable(tree.objective)}): {proof(tree, result)}{note}"
     if tree.lower_bound is not None:
