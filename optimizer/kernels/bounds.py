@@ -54,6 +54,8 @@ def _trivial_tables(n_codes: int, branches: int):
 
 @njit(cache=True)
 def _counting_tables(n_codes, branches):
+    """(M, LB, LBN) of the counting bound (Bounds: (B + 1, DCAP + 1) and (B + 1, N + 1, DCAP + 1)
+    int64) for every branching factor B <= branches."""
     m = np.zeros((branches + 1, DCAP + 1), dtype=np.int64)
     lb = np.full((branches + 1, n_codes + 1, DCAP + 1), INF, dtype=np.int64)
     lbn = np.full((branches + 1, n_codes + 1, DCAP + 1), INF, dtype=np.int64)
@@ -69,8 +71,9 @@ def _counting_tables(n_codes, branches):
 
 @njit(cache=True)
 def _fill(size, b, first, levels, out):
-    """out[n] (n <= size) = least sum of depths of n secrets when depth 1 holds `first` and each
-    level b times the one before; returns how many secrets fit within `levels` (at most size)."""
+    """out[n] ((size + 1,) int64 view, written; n <= size) = least sum of depths of n secrets
+    when depth 1 holds `first` and each level b times the one before; returns how many secrets
+    fit within `levels` (at most size)."""
     width = first
     placed = 0
     total = 0

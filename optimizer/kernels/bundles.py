@@ -1,6 +1,7 @@
 """The named tuples of arrays that every search kernel takes, instead of dozens of positional
 arguments. numba compiles a named tuple into a plain struct, so a bundle costs nothing at run time;
-the fields are read-only for the kernels except where a comment says otherwise.
+the fields are read-only for the kernels except where a comment says otherwise. N is the number
+of codes, nf the number of feedback ids, B the most non-winning answers.
 
 - ``Problem``: the game as the search sees it (feedback matrix, guess mode).
 - ``Orbits``: the symmetry group, to keep one guess per orbit (see ``symmetry.py``).
@@ -41,28 +42,28 @@ ST_TT_HITS = 1  # answers taken from the table
 ST_SCORED = 2  # guesses scored against a node's candidates
 
 Problem = namedtuple("Problem", [
-    "F",  # F[guess, secret]: uint8 feedback id
-    "FT",  # F transposed and contiguous: scoring reads it one candidate (row) at a time
-    "all_codes",  # int32 0..N-1: every code may be guessed (guess mode "any")
-    "win",  # feedback id of a solved game
-    "nf",  # number of feedback ids (array sizes)
-    "consistent",  # True: only candidates may be guessed (hard mode)
+    "F",  # (N, N) uint8: F[guess, secret], the feedback id
+    "FT",  # (N, N) uint8: F transposed and contiguous: scoring reads one candidate's row at a time
+    "all_codes",  # (N,) int32 0..N-1: every code may be guessed (guess mode "any")
+    "win",  # int: feedback id of a solved game
+    "nf",  # int: number of feedback ids (array sizes)
+    "consistent",  # bool: only candidates may be guessed (hard mode)
 ])
 
 Orbits = namedtuple("Orbits", [
-    "codes",  # (N, width) symbols (digit games) or squares (Battleship) of every code
-    "kind",  # KIND_DIGITS or KIND_PERMS (symmetry.py)
-    "position_perms",  # (m, width) position permutations keeping the game (digit games)
-    "symbol_class",  # (S,) symbols may be exchanged only within a class (moo ranges)
-    "n_symbols",
-    "code_perms",  # (m, N) explicit code permutations (Battleship's mirror images)
-    "dead_ok",  # dead symbols may stand in for each other (equal ranges at every position)
+    "codes",  # (N, width) int16: symbols (digit games) or squares (Battleship) of every code
+    "kind",  # int: KIND_DIGITS or KIND_PERMS (symmetry.py)
+    "position_perms",  # (m, width) int8: position permutations keeping the game (digit games)
+    "symbol_class",  # (S,) int8: symbols may be exchanged only within a class (moo ranges)
+    "n_symbols",  # int: S
+    "code_perms",  # (m, N) int32: explicit code permutations (Battleship's mirror images)
+    "dead_ok",  # bool: dead symbols may stand in for each other (equal ranges everywhere)
 ])
 
 Bounds = namedtuple("Bounds", [
-    "M",  # M[B, d]: most secrets d guesses can tell apart with B non-winning answers
-    "LB",  # LB[B, n, d]: least conceivable cost of n secrets within d guesses
-    "LBN",  # LBN[B, n, d]: the same when the first guess is not a candidate
+    "M",  # (B + 1, DCAP + 1) int64: M[B, d], most secrets d guesses tell apart with B answers
+    "LB",  # (B + 1, N + 1, DCAP + 1) int64: LB[B, n, d], least conceivable cost of n secrets
+    "LBN",  # (B + 1, N + 1, DCAP + 1) int64: the same when the first guess is no candidate
     # What the least-cost search minimises: guess_cost x (guesses summed over the secrets) +
     # last_cost x (secrets solved at the last level allowed). (1, 0): the total; (1, 2^22): the
     # fewest secrets at the last level, then the total; (0, 1): the fewest at the last level.
@@ -73,22 +74,22 @@ Bounds = namedtuple("Bounds", [
 Table = namedtuple("Table", [
     "keys",  # (2^bits, 2) uint64: the two hashes of a candidate set
     "vals",  # (2^bits, 4) int64: meta (size, depth; 0: empty), lower bound, upper bound, guess
-    "z1",  # random odd 64-bit word per code: set hash 1 (also partition signatures)
-    "z2",  # an independent word per code: set hash 2
+    "z1",  # (N,) uint64: a random odd word per code: set hash 1 (also partition signatures)
+    "z2",  # (N,) uint64: an independent word per code: set hash 2
     "stop",  # (1,) int8, written by another thread: nonzero ends the search, nothing is stored
 ])
 
 Run = namedtuple("Run", [
-    "opts",  # OPT_* bits
+    "opts",  # int: OPT_* bits
     "stats",  # (3,) int64 counters, ST_* slots (written)
     "out",  # (1,) int64: the guess achieving a call's answer, or -1 (written)
-    "counts",  # (codes, feedback ids) uint16: scoring's scratch, reused by every node (written)
-    "small_counts",  # the same in uint8, for nodes of fewer than 256 candidates (written)
-    "scores",  # (4, codes) int64: what score_pool returns, valid until its next call (written)
+    "counts",  # (N, nf) uint16: scoring's scratch, reused by every node (written)
+    "small_counts",  # (N, nf) uint8: the same for nodes of fewer than 256 candidates (written)
+    "scores",  # (4, N) int64: what score_pool returns, valid until its next call (written)
     # What each path length's guesses allow (guesses.py), remembered per path length (written):
     "memo_paths",  # (MASK_DEPTH, MASK_DEPTH + 3) int32: MEMO_* bits, stabilizer size, reps, path
-    "masks",  # (MASK_DEPTH, codes) bool: orbit masks (guesses.orbit_reps)
-    "reps",  # (MASK_DEPTH, codes) int32: the codes of each mask, in order
+    "masks",  # (MASK_DEPTH, N) bool: orbit masks (guesses.orbit_reps)
+    "reps",  # (MASK_DEPTH, N) int32: the codes of each mask, in order
     "stab_perms",  # (MASK_DEPTH, position perms, width) int8: the stabilizer (digit games)
     "stab_maps",  # (MASK_DEPTH, position perms, symbols) int16: its symbol maps
     "used_symbols",  # (MASK_DEPTH, symbols) bool: the symbols the path uses

@@ -6,8 +6,8 @@ from numba import njit, prange
 
 @njit(cache=True, parallel=True)
 def digit_feedback_matrix(codes, n_symbols, base):
-    """bulls * base + cows, cows counted with multiplicity (Mastermind rule, also right for
-    distinct symbols)."""
+    """(N, N) uint8 F[guess, secret] of codes ((N, width) ints < n_symbols): bulls * base + cows,
+    cows counted with multiplicity (Mastermind rule, also right for distinct symbols)."""
     n, width = codes.shape
     counts = np.zeros((n, n_symbols), dtype=np.uint8)
     for i in range(n):
@@ -39,8 +39,9 @@ def digit_feedback_matrix(codes, n_symbols, base):
 
 @njit(cache=True, parallel=True)
 def battleship_feedback_matrix(codes, distance, base):
-    """exact * base^2 + one_away * base + two_away, each guessed square counted by its closest
-    ship."""
+    """(N, N) uint8 F[guess, secret] of codes ((N, width) squares; distance: (squares, squares)
+    ints): exact * base^2 + one_away * base + two_away, each guessed square counted by its
+    closest ship."""
     n, width = codes.shape
     out = np.empty((n, n), dtype=np.uint8)
     for g in prange(n):

@@ -90,7 +90,8 @@ def orbit_reps(problem, orbits, run, path, plen):
 
 @njit(cache=True, nogil=True)
 def candidate_guesses(problem, orbits, run, cands, path, plen):
-    """The candidates that are the smallest of their symmetry orbit (from the remembered mask
+    """(k,) int32: the candidates ((n,) int32) that are the smallest of their symmetry orbit after
+    the guesses path[:plen] (from the remembered mask
     when there is one: a mask over every code costs more than one over a few candidates)."""
     if not run.opts & OPT_SYMMETRY:
         return cands
@@ -109,7 +110,8 @@ def candidate_guesses(problem, orbits, run, cands, path, plen):
 
 @njit(cache=True, nogil=True)
 def other_guesses(problem, orbits, run, cands, path, plen):
-    """The codes outside the candidates, one per symmetry orbit (and per live-symbol pattern),
+    """(k,) int32: the codes outside the candidates ((n,) int32), one per symmetry orbit after the
+    guesses path[:plen] (and per live-symbol pattern),
     read from the remembered list of orbit representatives (after two guesses of Bulls and Cows,
     about a seventh of the codes)."""
     all_codes = problem.all_codes
@@ -128,7 +130,7 @@ def other_guesses(problem, orbits, run, cands, path, plen):
 
 @njit(cache=True, nogil=True)
 def _kept(codes, table):
-    """The codes c of ``codes`` with table[c], in order."""
+    """The codes c of ``codes`` ((k,) int32) with table[c] ((N,) bool), in order."""
     out = np.empty_like(codes)
     k = 0
     for c in codes:
@@ -140,7 +142,8 @@ def _kept(codes, table):
 
 @njit(cache=True, nogil=True)
 def guess_pool(problem, orbits, run, cands, path, plen):
-    """The allowed guesses, one per class of equivalent ones, candidates first."""
+    """(G,) int32: the allowed guesses on cands ((n,) int32) after the guesses path[:plen]
+    ((N + 2,) int32), one per class of equivalent ones, candidates first."""
     first = candidate_guesses(problem, orbits, run, cands, path, plen)
     if problem.consistent:
         return first
@@ -150,7 +153,7 @@ def guess_pool(problem, orbits, run, cands, path, plen):
 
 @njit(cache=True, nogil=True)
 def _live_symbols(orbits, cands):
-    """live[s]: whether some candidate holds symbol s."""
+    """(S,) bool live[s]: whether some candidate ((n,) int32) holds symbol s."""
     codes = orbits.codes
     live = np.zeros(orbits.n_symbols, dtype=np.bool_)
     for c in cands:
@@ -161,7 +164,8 @@ def _live_symbols(orbits, cands):
 
 @njit(cache=True, nogil=True)
 def _live_patterns(orbits, live, reps, outside, out):
-    """Write to out the codes of reps outside the candidates, one per pattern of live symbols
+    """Write to out ((>= k,) int32) the codes of reps ((k,) int32) outside the candidates
+    (outside: (N,) bool), one per pattern of live symbols
     (the first of each); returns how many. A pattern's key is a number in base S + 1 (digit S:
     a dead symbol), summed from a table per position, all keys before any look-up (a fifth
     faster than one code at a time)."""

@@ -19,6 +19,11 @@
 ``rank_height`` is the node's guess order, exported so that the parallel driver can hand a node's
 guesses to workers in slices; ``feasible(..., only=slice)`` then searches just those guesses with
 the same loop.
+
+Arguments, in every search kernel: the bundles (bundles.py) problem, orbits, bounds, table, run;
+cands (n,) int32, the node's sorted candidate codes; path (N + 2,) int32 with path[:plen] the
+guesses leading to the node (the kernels write path[plen]); only (k,) int32, a slice of the
+node's ranked guesses or empty.
 """
 
 import numpy as np
@@ -53,7 +58,8 @@ from .table import find, set_hash, store
 @njit(cache=True, nogil=True)
 def rank_height(problem, orbits, bounds, run, cands, d, bmax, path, plen):
     """The guesses worth trying on a node needing d >= 3 guesses, in search order (smallest
-    largest part, then most parts), with their largest parts and the node's branching (the most
+    largest part, then most parts), (k,) int32, with their largest parts ((k,) int64) and the
+    node's branching (the most
     non-winning parts any allowed guess makes: a bound for every subset, OPT_BRANCHING). No guess
     at all when counting refutes the node outright. Also the node's separator codes (below)."""
     n = cands.shape[0]
@@ -106,8 +112,9 @@ def _separates(problem, run, d):
 
 @njit(cache=True, nogil=True)
 def separator_codes(problem, bounds, run, cands, d):
-    """For OPT_SEPARATE: every code ordered by its answers on the node, and at_least[r]
-    (partition.by_answers); empty arrays when the rule does not apply."""
+    """For OPT_SEPARATE: every code ordered by its answers on the node ((N,) int32), and
+    at_least[r] ((nf + 2,) int64; partition.by_answers); empty arrays when the rule does not
+    apply."""
     if not _separates(problem, run, d):
         return problem.all_codes[:0], np.zeros(0, dtype=np.int64)
     codes = problem.all_codes
@@ -118,8 +125,9 @@ def separator_codes(problem, bounds, run, cands, d):
 
 @njit(cache=True, nogil=True)
 def _separable(problem, ordered, at_least, sub, limit, stats):
-    """Whether two guesses solve sub, a part of a node whose codes ``ordered`` lists by answers:
-    the codes giving the node fewer answers than sub has candidates are never tried."""
+    """Whether two guesses solve sub ((r,) int32), a part of a node whose codes ``ordered`` ((N,)
+    int32) lists by answers (at_least: (nf + 2,) int64): the codes giving the node fewer answers
+    than sub has candidates are never tried. stats: Run.stats."""
     stats[ST_NODES] += 1
     r = sub.shape[0]
     if r <= 2:
@@ -131,7 +139,8 @@ def _separable(problem, ordered, at_least, sub, limit, stats):
 
 @njit(cache=True, nogil=True)
 def feasible(problem, orbits, bounds, table, run, cands, d, bmax, path, plen, only):
-    """Whether cands can be solved within d guesses. bmax bounds the non-winning answers any guess
+    """Whether cands can be solved within d guesses (a guess achieving it in run.out[0], else
+    -1). bmax bounds the non-winning answers any guess
     gets on them (inherited from the parent, whose set contains them). ``only``: when not empty,
     try just these guesses, in this order (a slice of rank_height's, bmax being the node's
     branching); a failure then says nothing about the node and is not stored."""

@@ -38,7 +38,8 @@ ENTROPY_SCALE = float(1 << 30)
 
 @njit(cache=True, nogil=True)
 def size_weights(n, rule):
-    """weight[size] for the rules that add a value per part (expected size, entropy)."""
+    """(n + 1,) int64: weight[size] for the rules that add a value per part (expected size,
+    entropy)."""
     weight = np.zeros(n + 1, dtype=np.int64)
     for size in range(1, n + 1):
         if rule == EXPECTED_SIZE:
@@ -50,9 +51,10 @@ def size_weights(n, rule):
 
 @njit(cache=True, nogil=True)
 def _scores(FT, candidates, guesses, rule, n_answers):
-    """(score, largest part) of every guess, counted one candidate's row of the transposed
-    matrix at a time (partition.count_parts: reading each guess's row at scattered candidates
-    misses the cache on almost every look-up)."""
+    """(score, largest part), (G,) int64 each, of every guess ((G,) int32) on candidates ((n,)
+    int32; FT: (N, N) uint8 transposed answer matrix, n_answers ids), counted one candidate's
+    row of the transposed matrix at a time (partition.count_parts: reading each guess's row at
+    scattered candidates misses the cache on almost every look-up)."""
     n = candidates.shape[0]
     G = guesses.shape[0]
     counts = np.empty((G, n_answers), dtype=np.int32)
@@ -95,6 +97,7 @@ def best_score_possible(n, rule):
 
 @njit(cache=True, nogil=True)
 def _is_candidate(n_codes, candidates):
+    """(n_codes,) bool: membership of candidates ((n,) int32)."""
     member = np.zeros(n_codes, dtype=np.bool_)
     for c in candidates:
         member[c] = True
@@ -156,7 +159,9 @@ def best_guesses(FT, candidates, guesses, rule, width, n_answers):
 
 @njit(cache=True, nogil=True)
 def greedy_total(matrix, FT, candidates, every, consistent, rule, win, nf):
-    """(total, height) of the rule's greedy tree on ``candidates`` (guesses summed over them, and
+    """(total, height) of the rule's greedy tree on ``candidates`` ((n,) int32; matrix and FT:
+    (N, N) uint8 answers and their transpose; every: (N,) int32 every code; win, nf: the winning
+    answer id and how many ids) (guesses summed over them, and
     the most any of them takes), without building it: what a rollout needs of each subtree it
     tries."""
     n = candidates.shape[0]

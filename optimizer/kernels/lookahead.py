@@ -15,6 +15,9 @@ to know whether the bound reaches beta gets a value >= beta as soon as that is s
 Every value is a proven lower bound, so it is stored in the transposition table as one (and
 raised there, never lowered): a later exact search starts from it. A stopped search (``stop``)
 answers with the one-step bound of the node, which holds too, and stores nothing.
+
+Arguments as in total.min_total: the bundles, cands (n,) int32 sorted codes, path (N + 2,) int32
+with path[:plen] the guesses so far; values int64.
 """
 
 import numpy as np
@@ -30,7 +33,7 @@ EXACT_BELOW = 6  # parts of fewer candidates are solved exactly (min_total)
 
 @njit(cache=True, nogil=True)
 def lookahead(problem, orbits, bounds, table, run, cands, d, k, beta, bmax, path, plen):
-    """A lower bound on the least total of cands within d guesses, k levels deep; once it is
+    """A lower bound (int64) on the least total of cands within d guesses, k levels deep; once it is
     shown to reach beta, some value >= beta. bmax bounds the non-winning answers any guess gets
     on cands (the parent's branching)."""
     n = cands.shape[0]

@@ -30,7 +30,8 @@ def tells_nothing(largest, n):
 
 @njit(cache=True, nogil=True)
 def bucket(F, g, cands, nf, out, starts, sizes):
-    """Counting sort of cands by the feedback of g into out; starts/sizes per feedback id."""
+    """Counting sort of cands ((n,) int codes) by the feedback of g (F: (N, N) uint8) into out
+    ((>= n,) same dtype); starts and sizes ((nf,) int64) per feedback id."""
     sizes[:] = 0
     for c in cands:
         sizes[F[g, c]] += 1
@@ -47,8 +48,9 @@ def bucket(F, g, cands, nf, out, starts, sizes):
 
 @njit(cache=True, nogil=True)
 def parts_by_size(sizes, win, nf):
-    """Non-winning feedback ids with a non-empty part, largest part first, ties by id (the part
-    likeliest to fail or to cost most is searched first, so cut-offs come early)."""
+    """(k,) int64: the non-winning feedback ids with a non-empty part (sizes: (nf,) int64 part
+    sizes), largest part first, ties by id (the part likeliest to fail or to cost most is
+    searched first, so cut-offs come early)."""
     count = 0
     for f in range(nf):
         if f != win and sizes[f] > 0:
@@ -68,7 +70,8 @@ def parts_by_size(sizes, win, nf):
 
 @njit(cache=True, nogil=True)
 def stable_order(keys):
-    """The indices of keys in increasing order, ties in their first order (a stable argsort).
+    """(k,) int64: the indices of keys ((k,) int64) in increasing order, ties in their first
+    order (a stable argsort).
     Most nodes sort a few small integers: an insertion sort, or a counting sort over a narrow
     range, instead of a merge sort whose set-up cost more than the sorting."""
     k = keys.shape[0]
@@ -98,10 +101,11 @@ def stable_order(keys):
 
 @njit(cache=True, nogil=True)
 def score_pool(problem, run, pool, cands, LB, dc):
-    """Every guess of pool over the candidates: (largest non-winning part, number of non-winning
-    parts, sum of LB over the non-winning parts, number of different answers), each an array
-    that is a view of ``run.scores``, valid until the next call (copy what must outlive it).
-    LB is the bound table of one branching factor, dc the depth column. The counters and the
+    """Every guess of pool ((G,) int32) over cands ((n,) int32): (largest non-winning part,
+    number of non-winning parts, sum of LB over the non-winning parts, number of different
+    answers), each a (G,) int64 view of ``run.scores``, valid until the next call (copy what must
+    outlive it). LB ((N + 1, DCAP + 1) int64) is the bound table of one branching factor, dc the
+    depth column. The counters and the
     results are the run's scratch, reused from node to node (fresh arrays per node cost
     allocations, zero-filling and page faults every time), the counters in bytes when every
     count fits: smaller counters stay in a nearer cache."""
@@ -115,8 +119,9 @@ def score_pool(problem, run, pool, cands, LB, dc):
 
 @njit(cache=True, nogil=True)
 def count_parts(FT, pool, cands, counts):
-    """counts[i, f]: the candidates answering f to pool[i], one candidate's row of the transposed
-    matrix at a time."""
+    """counts[i, f] ((>= G, nf) uint8, uint16 or int32; written): the candidates answering f to
+    pool[i] ((G,) codes), one candidate's row of the transposed matrix FT ((N, N) uint8) at a
+    time."""
     G = pool.shape[0]
     counts[:G] = 0
     for c in cands:
@@ -127,7 +132,9 @@ def count_parts(FT, pool, cands, counts):
 
 @njit(cache=True, nogil=True)
 def _summarise(counts, G, win, nf, LB, dc, out):
-    """Each guess's row of counts in four figures, written to out[:, :G] (returned as views)."""
+    """Each guess's row of counts ((>= G, nf)) in four figures, written to out[:, :G] ((4, N)
+    int64; returned as four (G,) views): largest part, parts, LB ((N + 1, DCAP + 1)) summed over
+    the parts at column dc, answers."""
     for i in range(G):
         largest = np.int64(0)
         parts = np.int64(0)
@@ -153,7 +160,8 @@ def _summarise(counts, G, win, nf, LB, dc, out):
 
 @njit(cache=True, nogil=True)
 def some_guess_fits(problem, scratch, pool, cands, limit):
-    """Whether some guess of pool leaves no non-winning part larger than limit. Candidates are
+    """Whether some guess of pool ((G,) int32) leaves no non-winning part of cands ((n,) int32)
+    larger than limit (scratch: (>= G, nf) uint16 counters, written). Candidates are
     read in blocks (rows of the transposed matrix, as in score_pool); a guess is dropped as soon
     as one part overflows, within the first blocks for almost every guess."""
     FT, win, nf = problem.FT, problem.win, problem.nf
@@ -189,7 +197,8 @@ def some_guess_fits(problem, scratch, pool, cands, limit):
 
 @njit(cache=True, nogil=True)
 def separating_guess(F, pool, cands, nf, stats):
-    """The first guess of pool giving every candidate its own answer, or -1: what two guesses
+    """The first guess of pool ((G,) int32) giving every candidate of cands ((n,) int32) its own
+    answer (F: (N, N) uint8; stats: Run.stats, counts scored guesses), or -1: what two guesses
     need. Each guess stops at its first repeated answer, which comes after a few candidates for
     almost every guess (scoring whole pools instead is far slower here)."""
     seen = np.zeros(nf, dtype=np.bool_)
@@ -212,10 +221,10 @@ def separating_guess(F, pool, cands, nf, stats):
 
 @njit(cache=True, nogil=True)
 def by_answers(pool, answers, nf):
-    """The codes of pool (every allowed code) ordered by how many different answers they get
-    from a node's candidates (most first), and at_least[r], how many codes get r or more: a guess
-    separating a subset of r candidates is among the first at_least[r] (it cannot give the
-    subset more answers than the whole node)."""
+    """The codes of pool ((G,) int32, every allowed code) ordered by how many different answers
+    ((G,) int64) they get from a node's candidates (most first), and at_least[r] ((nf + 2,)
+    int64), how many codes get r or more: a guess separating a subset of r candidates is among
+    the first at_least[r] (it cannot give the subset more answers than the whole node)."""
     order = np.argsort(-answers, kind="mergesort")
     at_least = np.zeros(nf + 2, dtype=np.int64)
     for i in range(pool.shape[0]):
@@ -227,7 +236,8 @@ def by_answers(pool, answers, nf):
 
 @njit(cache=True, nogil=True)
 def same_partition(F, g1, g2, cands, win, nf):
-    """True when g1 and g2 split cands into the same blocks, the winning block included."""
+    """True when g1 and g2 split cands ((n,) int32) into the same blocks, the winning block
+    included (F: (N, N) uint8)."""
     fwd = np.full(nf, -1, dtype=np.int64)
     bwd = np.full(nf, -1, dtype=np.int64)
     for c in cands:
@@ -245,7 +255,8 @@ def same_partition(F, g1, g2, cands, win, nf):
 
 @njit(cache=True, nogil=True)
 def signature(F, g, cands, z1, win, nf):
-    """Order-free hash of the blocks g splits cands into (the winning block marked)."""
+    """Order-free uint64 hash of the blocks g splits cands ((n,) int32) into (the winning block
+    marked; z1: (N,) uint64 words per code)."""
     acc = np.zeros(nf, dtype=np.uint64)
     for c in cands:
         acc[F[g, c]] += z1[c]
@@ -258,8 +269,10 @@ def signature(F, g, cands, z1, win, nf):
 
 @njit(cache=True, nogil=True)
 def is_duplicate(problem, z1, g, cands, seen_g, seen_sig, n_seen):
-    """(whether an already searched guess splits cands the same way: hash, then exact check;
-    the number of searched guesses after recording g when it is new)."""
+    """(whether one of the n_seen guesses already searched on cands ((n,) int32) splits them the
+    same way: hash, then exact check; the number of searched guesses after recording g when it
+    is new). z1: (N,) uint64, Table.z1; seen_g ((G,) int64) and seen_sig ((G,) uint64): the
+    searched guesses and their signatures (written)."""
     F, win, nf = problem.F, problem.win, problem.nf
     sig = signature(F, g, cands, z1, win, nf)
     for i in range(n_seen):

@@ -10,7 +10,8 @@ from numba import njit
 
 @njit(cache=True)
 def play_many(F, secret, win, runs, seed):
-    """Number of guesses of each of ``runs`` plays against ``secret`` (F: feedback matrix)."""
+    """(runs,) int64: the number of guesses of each of ``runs`` plays against ``secret`` (F: (N, N)
+    uint8 feedback matrix; seed: numpy's seed, so that plays repeat)."""
     np.random.seed(seed)
     n = F.shape[0]
     steps = np.empty(runs, dtype=np.int64)

@@ -20,8 +20,10 @@ KIND_PERMS = 1
 
 @njit(cache=True, nogil=True)
 def digit_stabilizer(codes, path, path_len, position_perms, symbol_class, perms, maps, used):
-    """The (p, s) pairs fixing every path guess, written to perms and maps (rows), and the symbols
-    the path uses, to used; returns how many pairs. Plain 2-d indexing throughout: a row view
+    """The (p, s) pairs fixing every guess of path[:path_len] ((>= path_len,) int32), written to
+    perms ((m, width) int8) and maps ((m, S) int16) rows, and the symbols the path uses, to used
+    ((S,) bool); returns how many pairs. codes: (N, width) int16; position_perms: (m, width) int8;
+    symbol_class: (S,) int8. Plain 2-d indexing throughout: a row view
     per step cost an atomic reference count each, most of this function's time."""
     width = codes.shape[1]
     n_symbols = used.shape[0]
@@ -75,6 +77,9 @@ def only_identity(count, used):
 @njit(cache=True, nogil=True)
 def _digit_is_smallest(codes, g, perms, maps, count, used, symbol_class, n_symbols, assigned,
                        taken):
+    """Whether code g is the smallest of its orbit under the stabilizer (perms: (m, width) int8,
+    maps: (m, S) int16, count, used: (S,) bool); assigned ((S,) int16) and taken ((S,) bool) are
+    scratch, written."""
     width = codes.shape[1]
     for k in range(count):
         assigned[:] = -1
@@ -150,8 +155,9 @@ def digit_mask(orbits, guesses, perms, maps, count, used, mask):
 
 @njit(cache=True, nogil=True)
 def representative_mask(orbits, guesses, path, path_len):
-    """mask[i] is True when guesses[i] is the smallest code of its orbit (``orbits``: the
-    Orbits bundle of the game)."""
+    """(G,) bool: mask[i] is True when guesses[i] ((G,) int32) is the smallest code of its orbit
+    under the symmetries fixing path[:path_len] ((>= path_len,) int32; ``orbits``: the Orbits
+    bundle of the game)."""
     n = guesses.shape[0]
     mask = np.ones(n, dtype=np.bool_)
     if orbits.kind == KIND_DIGITS:

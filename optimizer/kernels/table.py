@@ -63,6 +63,7 @@ def mix(x):
 
 @njit(cache=True, nogil=True)
 def set_hash(table, cands):
+    """The two order-free uint64 hashes of cands ((n,) int32): sums of table.z1 and table.z2."""
     h1 = np.uint64(0)
     h2 = np.uint64(0)
     for c in cands:
@@ -73,7 +74,8 @@ def set_hash(table, cands):
 
 @njit(cache=True, nogil=True)
 def find(table, h1, h2, meta):
-    """The slot holding this set at this meta, or -1."""
+    """The slot of table.keys/.vals ((2^bits, 2) uint64, (2^bits, 4) int64) holding this set
+    (hashes h1, h2) at this meta (size << 20 | depth), or -1."""
     mask = np.uint64(table.keys.shape[0] - 1)
     i = np.int64(h1 & mask) & ~np.int64(1)
     for s in range(i, i + 2):

@@ -28,6 +28,11 @@ equality (partition.py):
 ``rank_total`` is the node's guess order with one-step bounds, exported so that the parallel
 driver can hand a node's guesses to workers; ``min_total(..., only=guesses)`` then searches just
 those guesses with the same loop.
+
+Arguments, in every search kernel: the bundles (bundles.py) problem, orbits, bounds, table, run;
+cands (n,) int32, the node's sorted candidate codes; path (N + 2,) int32 with path[:plen] the
+guesses leading to the node (the kernels write path[plen]); only (k,) int32, a slice of the
+node's ranked guesses or empty. Bounds and values are int64 (INF: no tree).
 """
 
 import numpy as np
@@ -61,9 +66,10 @@ from .table import find, set_hash, store
 
 @njit(cache=True, nogil=True)
 def _small_total(bounds, n, d, largest, parts, candidate):
-    """The exact cost of a guess leaving parts of at most two candidates, or -1 when some part is
-    larger: a single costs 1 guess, solved at this node's depth + 1; a pair 3, one of them at
-    depth + 2 (there it is the last level when d == 3); INF when d is too short for a pair."""
+    """(int64) The exact cost of a guess leaving parts of at most two candidates, or -1 when some
+    part is larger: a single costs 1 guess, solved at this node's depth + 1; a pair 3, one of
+    them at depth + 2 (there it is the last level when d == 3); INF when d is too short for a
+    pair."""
     if largest > 2:
         return np.int64(-1)
     doubles = n - (1 if candidate else 0) - parts
@@ -101,8 +107,9 @@ def _share(need, weight, w_left):
 
 @njit(cache=True, nogil=True)
 def part_bounds(problem, lb, g, cands, buf, starts, sizes):
-    """Split cands by g into buf (starts, sizes per feedback); the non-winning parts' ids
-    largest first, their counting bounds (lb: by size) and the sum of those."""
+    """Split cands ((n,) int32) by g into buf ((n,) int32; starts, sizes: (nf,) int64 per
+    feedback); (the non-winning parts' feedback ids largest first, (m,) int64; their counting
+    bounds, (m,) int64 read from lb ((N + 1,) int64, by size); the sum of those)."""
     bucket(problem.F, g, cands, problem.nf, buf, starts, sizes)
     ids = parts_by_size(sizes, problem.win, problem.nf)
     part_lb = np.empty(ids.shape[0], dtype=np.int64)
@@ -115,10 +122,11 @@ def part_bounds(problem, lb, g, cands, buf, starts, sizes):
 
 @njit(cache=True, nogil=True)
 def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, plen):
-    """Score a node's guesses (n > 2 candidates, d <= n guesses). Returns (guesses worth
-    searching in order of their one-step bound, those bounds, whether each leaves small parts
-    only, the least bound among guesses left out, the node's branching, whether every allowed
-    guess was scored, a guess solving the node exactly at once or -1)."""
+    """Score a node's guesses (n > 2 candidates, d <= n guesses; lb0: the node's lower bound).
+    Returns (guesses worth searching in order of their one-step bound, (k,) int32; those bounds,
+    (k,) int64; whether each leaves small parts only, (k,) bool; the least bound among guesses
+    left out; the node's branching; whether every allowed guess was scored; a guess solving the
+    node exactly at once or -1)."""
     n = cands.shape[0]
     opts = run.opts
     LB = bounds.LB
@@ -183,9 +191,10 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
 
 @njit(cache=True, nogil=True)
 def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, plen, only):
-    """The exact least total of cands within d guesses when below beta; otherwise a proven lower
-    bound >= beta. bmax bounds the non-winning answers any guess gets on cands (inherited from the
-    parent). ``only``: when not empty, search just these guesses (in rank_total's order, bmax
+    """The exact least total (int64) of cands within d guesses when below beta, a guess
+    achieving it in run.out[0]; otherwise a proven lower bound >= beta (run.out[0] = -1). bmax
+    bounds the non-winning answers any guess gets on cands (inherited from the parent).
+    ``only``: when not empty, search just these guesses (in rank_total's order, bmax
     being the node's branching): the answer is then about trees opening with one of them, and
     is not stored."""
     n = cands.shape[0]
