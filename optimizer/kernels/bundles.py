@@ -42,8 +42,9 @@ ST_TT_HITS = 1  # answers taken from the table
 ST_SCORED = 2  # guesses scored against a node's candidates
 
 Problem = namedtuple("Problem", [
-    "F",  # (N, N) uint8: F[guess, secret], the feedback id
-    "FT",  # (N, N) uint8: F transposed and contiguous: scoring reads one candidate's row at a time
+    # N codes (the allowed guesses), S <= N secrets: the first S codes (word games: S < N)
+    "F",  # (N, S) uint8: F[guess, secret], the feedback id
+    "FT",  # (S, N) uint8: F transposed and contiguous: scoring reads one candidate's row at a time
     "all_codes",  # (N,) int32 0..N-1: every code may be guessed (guess mode "any")
     "win",  # int: feedback id of a solved game
     "nf",  # int: number of feedback ids (array sizes)
