@@ -82,10 +82,12 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
     game = tree.game
     defects: list[str] = []
     histogram: dict[int, int] = {}
-    # (node, secrets that reach it, depth, place)
-    stack = [(tree.root, list(range(game.n_secrets)), 1, "root")]
+    if tree.guesses == "hard" and not game.has_hard_mode:
+        defects.append(f"guesses: 'hard', but {game.spec} has no hard mode (word games do)")
+    # (node, secrets that reach it, depth, place, the (guess, feedback) pairs above it)
+    stack = [(tree.root, list(range(game.n_secrets)), 1, "root", ())]
     while stack and len(defects) < max_defects:
-        node, secrets, depth, place = stack.pop()
+        node, secrets, depth, place, hints = stack.pop()
         if depth > game.n_secrets:
             defects.append(f"{place}: deeper than the number of codes (a loop of useless guesses)")
             continue
@@ -94,6 +96,10 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
                 f"{place}: guess {game.format_code(node.guess)} is not consistent with the "
                 "feedback so far, but the tree says guesses are 'consistent'"
             )
+        if tree.guesses == "hard" and game.has_hard_mode and not all(
+                game.keeps_hints(g, f, node.guess) for g, f in hints):
+            defects.append(f"{place}: guess {game.format_code(node.guess)} drops a hint an "
+                           "earlier answer revealed, but the tree says guesses are 'hard'")
         parts: dict[int, list[int]] = {}
         for s in secrets:
             if s == node.guess:
@@ -109,7 +115,8 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
                     f"{game.format_code(part[0])} give this feedback"
                 )
                 continue
-            stack.append((child, part, depth + 1, label))
+            stack.append((child, part, depth + 1, label,
+                          hints + ((node.guess, fid),) if tree.guesses == "hard" else ()))
         for fid in node.next:
             if fid not in parts:
                 defects.append(

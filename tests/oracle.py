@@ -90,13 +90,55 @@ def plain_cost(game: Game, guesses: str = "any"):
     return cost
 
 
+def plain_hard(game: Game):
+    """Functions height(cands, allowed) and total(cands, depth, allowed) of hard mode: a node's
+    guesses are the codes ``allowed`` (a frozenset) keeps, and each answer keeps, of them, the
+    codes that keep its hints (Game.keeps_hints): a node is its candidates and its allowed codes."""
+    matrix = game.feedback_matrix()
+
+    def splits(cands: frozenset, allowed: frozenset):
+        for g in sorted(allowed):
+            parts: dict[int, list[int]] = {}
+            for s in cands:
+                if s != g:
+                    parts.setdefault(int(matrix[g, s]), []).append(s)
+            if len(parts) == 1 and g not in cands:
+                continue  # tells nothing apart
+            yield [(frozenset(p), frozenset(h for h in allowed if game.keeps_hints(g, f, h)))
+                   for f, p in parts.items()]
+
+    @cache
+    def height(cands: frozenset, allowed: frozenset) -> float:
+        if len(cands) == 1:
+            return 1
+        return min((1 + max((height(*c) for c in children), default=0)
+                    for children in splits(cands, allowed)), default=INFINITY)
+
+    @cache
+    def total(cands: frozenset, depth: int, allowed: frozenset) -> float:
+        if depth < 1:
+            return INFINITY
+        if len(cands) == 1:
+            return 1
+        return min((len(cands) + sum(total(p, depth - 1, a) for p, a in children)
+                    for children in splits(cands, allowed)), default=INFINITY)
+
+    return height, total
+
+
 def plain_optimum(game: Game, guesses: str = "any", depth: int | None = None):
     """(min height, min total, min total within the min height) of the whole game."""
-    height, total = plain_values(game, guesses)
     root = frozenset(range(game.n_secrets))
+    if guesses == "hard":
+        hard_height, hard_total = plain_hard(game)
+        every = frozenset(range(game.n_codes))
+        h = hard_height(root, every)
+        return (int(h), int(hard_total(root, depth or game.n_secrets, every)),
+                int(hard_total(root, h, every)))
+    height, total = plain_values(game, guesses)
     h = height(root)
     unlimited = total(root, depth or game.n_secrets)
     return int(h), int(unlimited), int(total(root, h))
 
 
-__all__ = ["plain_values", "plain_optimum", "plain_cost", "np"]
+__all__ = ["plain_values", "plain_optimum", "plain_cost", "plain_hard", "np"]

@@ -37,7 +37,7 @@ GAMES = [(seed, a, o) for seed, a, o in ((1, 9, 12), (2, 12, 20), (3, 14, 6), (4
 
 
 @pytest.mark.parametrize("seed,answers,others", GAMES)
-@pytest.mark.parametrize("mode", ["any", "consistent"])
+@pytest.mark.parametrize("mode", ["any", "consistent", "hard"])
 def test_least_height_and_total_equal_the_plain_search(seed, answers, others, mode):
     game = word_game(*_lists(seed, answers, others))
     height, total, total_at_height = plain_optimum(game, mode)
@@ -178,3 +178,48 @@ def test_verify_holds_an_opening_claim_against_the_tree(tmp_path, capsys):
         path.write_bytes(orjson.dumps(bad))
         assert moo(["verify", str(path)]) == 1
         assert message in capsys.readouterr().out
+
+
+def test_hard_mode_keeps_the_hints_by_the_plain_rule():
+    """The kernels' hint rule equals the plain definition on every triple of a small game, and a
+    hard-mode tree keeps every hint on every path (verify replays it)."""
+    from optimizer.games.words import keeps_hints as plain_keeps
+    from optimizer.kernels.guesses import keeps_hints
+    from optimizer.search.solver import NodeSolver
+
+    game = word_game(*_lists(7, 10, 14, letters="abca"))
+    solver = NodeSolver(game, "hard")
+    codes, marks = solver.orbits.codes, solver.problem.marks
+    ids = {int(f): k for k, f in enumerate(np.flatnonzero(
+        np.bincount(game.feedback_matrix().ravel(), minlength=256)))}
+    for earlier in range(game.n_codes):
+        for s in range(game.n_secrets):
+            fid = game.feedback(earlier, s)
+            for guess in range(game.n_codes):
+                want = plain_keeps(game.words[earlier], game.feedback_counts(fid),
+                                   game.words[guess])
+                assert keeps_hints(codes, marks, earlier, ids[fid], guess) == want
+    tree = build(Request(game, objective="total", guesses="hard"))
+    assert not tree.replayed.defects
+
+
+def test_hard_mode_is_refused_where_the_game_has_none():
+    from optimizer.games import GameError, parse_game
+
+    with pytest.raises(GameError, match="no hard mode"):
+        Request(parse_game("mastermind:3x3"), objective="total", guesses="hard")
+
+
+@pytest.mark.parametrize("mode", ["any", "hard"])
+def test_searched_by_first_guess_classes_every_code_opens(tmp_path, mode):
+    """By classes (a checkpoint makes the total search go class by class; the height search
+    always does), the openings are every code, not only the answers: the game below is solved
+    in 2 only by opening with a word that is no answer."""
+    game = word_game(["bat", "cat", "hat", "mat"], ["chm"])
+    height, total, _ = plain_optimum(game, mode)
+    assert (height, total) == (2, 8)
+    for objective, value in (("height", height), ("total", total)):
+        tree = build(Request(game, objective=objective, guesses=mode,
+                             checkpoint=str(tmp_path / f"{objective}.json")))
+        got = tree.replayed.height if objective == "height" else tree.replayed.total
+        assert tree.optimal and got == value and game.format_code(tree.root.guess) == "chm"

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from ..games import parse_game
+from ..games.base import GUESS_MODES
 from ..tree import checkpoint_facts, printable, resting
 from .options import add_search_options, levels, seed
 from .options import seconds as positive_seconds
@@ -25,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="exact search: height, total, height,total, total,height, total@K, "
              "height,deepest, deepest@K",
     )
-    parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
+    parser.add_argument("--guesses", choices=GUESS_MODES, default="any")
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of random strategies (0 to 2**64 - 1)")
     parser.add_argument("--checkpoint", metavar="FILE", default=None,

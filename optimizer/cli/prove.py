@@ -16,6 +16,7 @@ import time
 import orjson
 
 from ..games import parse_game
+from ..games.base import GUESS_MODES
 from ..tree import printable, resting
 from .options import add_search_options, whole_number
 from .status import Exit
@@ -28,7 +29,7 @@ def configure(parser) -> None:
     parser.add_argument("--deepest", type=whole_number, default=None, metavar="N",
                         help="claim instead: among trees of height K, at least N secrets need "
                              "all K guesses, and a tree with exactly N exists")
-    parser.add_argument("--guesses", choices=("any", "consistent"), default="any")
+    parser.add_argument("--guesses", choices=GUESS_MODES, default="any")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("-o", "--output", help="also write the tree of the optimal height")

@@ -34,6 +34,7 @@ from pathlib import Path
 import orjson
 
 from ..games import Game, GameError
+from ..games.base import GUESS_MODES
 from ..tree import Node, Tree, printable, replay
 from .checkpoint_io import (
     FORMAT,
@@ -81,8 +82,8 @@ class Checkpoint:
         except GameError as exc:
             raise CheckpointError(f"{path}: 'game': {exc}") from None
         guesses = data.get("guesses")
-        if guesses not in ("any", "consistent"):
-            raise CheckpointError(f"{path}: 'guesses' must be 'any' or 'consistent'")
+        if guesses not in GUESS_MODES:
+            raise CheckpointError(f"{path}: 'guesses' must be one of {', '.join(GUESS_MODES)}")
         return cls(path, game, guesses)
 
     # --- facts for the searches ----------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from ..games import Game, GameError, WordGame, parse_game, word_game
-from ..games.base import quote
+from ..games.base import GUESS_MODES, quote
 from ..tree import Node, Tree, TreeError, is_int, printable, replay
 from .files import read_file, write_atomic
 from .strict_json import JsonError, loads
@@ -125,8 +125,8 @@ def tree_from_json(data, where: str = "tree") -> Tree:
     if data["game"] != game.spec:  # the command line's leniency (case, spaces, aliases) ends here
         raise TreeError(f"{where}: 'game': {quote(data['game'])} is not in the tree format's "
                         f"notation: write {game.spec!r}")
-    if data["guesses"] not in ("any", "consistent"):
-        raise TreeError(f"{where}: 'guesses' must be 'any' or 'consistent'")
+    if data["guesses"] not in GUESS_MODES:
+        raise TreeError(f"{where}: 'guesses' must be one of {', '.join(GUESS_MODES)}")
     if not isinstance(data["optimal"], bool):
         raise TreeError(f"{where}: 'optimal' must be true or false")
     lower = data.get("lower_bound")

@@ -28,6 +28,10 @@ CODE_DTYPE = np.int16
 
 MAX_CODES = 40_000  # the feedback matrix is N x N bytes: 40000 codes take 1.6 GB
 
+# Which codes may be guessed: every code; only codes that can still be the secret; or the codes
+# that keep what earlier answers revealed (a word game's hard mode, Game.keeps_hints).
+GUESS_MODES = ("any", "consistent", "hard")
+
 
 def check_size(spec: str, count: int) -> None:
     """Refuse a game by its number of codes, computed by formula before any code is listed."""
@@ -37,6 +41,16 @@ def check_size(spec: str, count: int) -> None:
 
 # The tree format's notation of one feedback count: ASCII decimal digits, no sign or other form.
 _NUMBER = re.compile(r"[0-9]+")
+
+
+def check_guess_mode(game: Game, guesses: str) -> None:
+    """GameError (a ValueError) for a guess mode not in GUESS_MODES or that the game lacks."""
+    if guesses not in GUESS_MODES:
+        raise GameError(f"guesses must be one of {', '.join(GUESS_MODES)}")
+    if guesses == "hard" and not game.has_hard_mode:
+        raise GameError(f"{game.spec} has no hard mode: only word games do (--guesses "
+                         "consistent guesses only codes that can still be the secret)")
+
 
 
 def quote(text: str, limit: int = 40) -> str:
@@ -224,6 +238,14 @@ class Game:
         numpy alone (``moo info`` reads a few rows and must not load the kernels that build
         all of them)."""
         raise NotImplementedError
+
+    # --- hard mode ---------------------------------------------------------------------------
+    has_hard_mode = False  # whether the game has a hard-mode rule (word games)
+
+    def keeps_hints(self, earlier: int, fid: int, guess: int) -> bool:
+        """Whether ``guess`` keeps what ``earlier`` revealed by getting ``fid`` (hard mode)."""
+        raise GameError(f"{self.spec} has no hard mode: only word games do; "
+                        "--guesses consistent guesses only codes that can still be the secret")
 
     # --- symmetry ----------------------------------------------------------------------------
     def symmetry(self) -> Symmetry:

@@ -101,6 +101,14 @@ class WordGame(Game):
     def _weigh(self, marks: list[int]) -> int:
         return sum(m * w for m, w in zip(marks, self._weights, strict=True))
 
+    # --- hard mode ---------------------------------------------------------------------------
+    has_hard_mode = True
+
+    def keeps_hints(self, earlier: int, fid: int, guess: int) -> bool:
+        """Wordle's hard mode: a letter marked right place stays in its place, and every letter
+        marked right place or elsewhere is used again, as often as it was so marked."""
+        return keeps_hints(self.words[earlier], self.feedback_counts(fid), self.words[guess])
+
     def format_squares(self, fid: int) -> str:
         """The feedback as Wordle's coloured squares (🟩 right place, 🟨 elsewhere, ⬛ absent)."""
         return "".join("⬛🟨🟩"[m] for m in self.feedback_counts(fid))
@@ -137,6 +145,18 @@ class WordGame(Game):
         facts = super().describe()
         facts["letters"] = self.letters
         return facts
+
+
+def keeps_hints(earlier: str, marks, guess: str) -> bool:
+    """Whether ``guess`` keeps the hints ``earlier`` got (``marks``, one a letter), in plain
+    Python: the definition of hard mode (the kernels' twin is kernels.guesses.keeps_hints)."""
+    revealed: dict[str, int] = {}
+    for a, b, m in zip(earlier, guess, marks, strict=True):
+        if m == GREEN and a != b:
+            return False
+        if m != ABSENT:
+            revealed[a] = revealed.get(a, 0) + 1
+    return all(guess.count(a) >= k for a, k in revealed.items())
 
 
 def word_marks(guess: str, secret: str) -> list[int]:

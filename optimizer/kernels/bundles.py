@@ -48,7 +48,9 @@ Problem = namedtuple("Problem", [
     "all_codes",  # (N,) int32 0..N-1: every code may be guessed (guess mode "any")
     "win",  # int: feedback id of a solved game
     "nf",  # int: number of feedback ids (array sizes)
-    "consistent",  # bool: only candidates may be guessed (hard mode)
+    "consistent",  # bool: only candidates may be guessed
+    "hard",  # bool: only codes keeping the hints of the path may be guessed (word games)
+    "marks",  # (nf, L) int8: the marks (0, 1, 2 a letter) of each feedback id, for "hard"
 ])
 
 Orbits = namedtuple("Orbits", [

@@ -27,6 +27,7 @@ from .symmetry import (
     only_identity,
     representative_mask,
 )
+from .table import mix, set_hash
 
 
 @njit(cache=True, nogil=True)
@@ -125,7 +126,10 @@ def other_guesses(problem, orbits, run, cands, path, plen):
         if not live.all():
             out = np.empty(reps.shape[0], dtype=all_codes.dtype)
             return out[:_live_patterns(orbits, live, reps, outside, out)]
-    return _kept(reps, outside)  # no dead symbol: every code is a pattern of its own
+    kept = _kept(reps, outside)  # no dead symbol: every code is a pattern of its own
+    if problem.hard:
+        return hard_filter(problem, orbits, kept, cands, path, plen)
+    return kept
 
 
 @njit(cache=True, nogil=True)
@@ -149,6 +153,75 @@ def guess_pool(problem, orbits, run, cands, path, plen):
         return first
     other = other_guesses(problem, orbits, run, cands, path, plen)
     return np.concatenate((first, other))
+
+
+# --- hard mode (word games) ----------------------------------------------------------------------
+# A guess must keep every hint the path revealed: a letter marked right place stays there, and a
+# letter marked right place or elsewhere is used again as often. Every candidate keeps them (its
+# letters gave the marks), so only the codes outside the candidates are filtered. The path's
+# answers are those of any candidate (they all got the same ones). A node's value then depends on
+# those hints as well as on its candidates, so its table key includes them (``node_hash``).
+@njit(cache=True, nogil=True)
+def keeps_hints(codes, marks, earlier, fid, guess):
+    """Whether code ``guess`` keeps what code ``earlier`` revealed by getting feedback ``fid``
+    (codes: (N, L) int16 letters; marks: (nf, L) int8). games.words.keeps_hints is its twin."""
+    width = codes.shape[1]
+    for i in range(width):
+        if marks[fid, i] == 2 and codes[guess, i] != codes[earlier, i]:
+            return False
+    for i in range(width):
+        if marks[fid, i] == 0:
+            continue
+        x = codes[earlier, i]
+        need = 0
+        have = 0
+        for j in range(width):
+            if marks[fid, j] != 0 and codes[earlier, j] == x:
+                need += 1
+            if codes[guess, j] == x:
+                have += 1
+        if have < need:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _keeps_path(problem, codes, guess, cand, path, plen):
+    """Whether ``guess`` keeps the hints of every guess of path[:plen] (answered as to cand)."""
+    for k in range(plen):
+        if not keeps_hints(codes, problem.marks, path[k], problem.F[path[k], cand], guess):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def hard_filter(problem, orbits, codes, cands, path, plen):
+    """(k,) int32: the codes of ``codes`` that hard mode allows after path[:plen], in order."""
+    if plen == 0:
+        return codes
+    out = np.empty_like(codes)
+    k = 0
+    for g in codes:
+        if _keeps_path(problem, orbits.codes, g, cands[0], path, plen):
+            out[k] = g
+            k += 1
+    return out[:k]
+
+
+@njit(cache=True, nogil=True)
+def node_hash(problem, table, cands, path, plen):
+    """The table key (two uint64 hashes) of a node: its candidate set, and in hard mode the
+    hints its path revealed too (an order-free sum over the (guess, answer) pairs)."""
+    h1, h2 = set_hash(table, cands)
+    if problem.hard and plen > 0:
+        key = np.uint64(0)
+        for k in range(plen):
+            g = np.uint64(path[k])
+            key += mix(g * np.uint64(problem.nf) + np.uint64(problem.F[path[k], cands[0]])
+                       + np.uint64(1))
+        h1 ^= key
+        h2 ^= mix(key ^ np.uint64(0x5DEECE66D))
+    return h1, h2
 
 
 @njit(cache=True, nogil=True)

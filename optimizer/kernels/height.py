@@ -41,7 +41,7 @@ from .bundles import (
     ST_SCORED,
     ST_TT_HITS,
 )
-from .guesses import guess_pool
+from .guesses import guess_pool, node_hash
 from .partition import (
     bucket,
     by_answers,
@@ -52,7 +52,7 @@ from .partition import (
     some_guess_fits,
     tells_nothing,
 )
-from .table import find, set_hash, store
+from .table import find, store
 
 
 @njit(cache=True, nogil=True)
@@ -107,7 +107,8 @@ def rank_height(problem, orbits, bounds, run, cands, d, bmax, path, plen):
 def _separates(problem, run, d):
     """Whether OPT_SEPARATE applies: three guesses left, any code may be guessed (with consistent
     guesses a part's guesses are its own candidates, not the node's codes)."""
-    return d == 3 and not problem.consistent and (run.opts & OPT_SEPARATE) != 0
+    return (d == 3 and not problem.consistent and not problem.hard
+            and (run.opts & OPT_SEPARATE) != 0)
 
 
 @njit(cache=True, nogil=True)
@@ -163,7 +164,7 @@ def feasible(problem, orbits, bounds, table, run, cands, d, bmax, path, plen, on
         return True
     whole = only.shape[0] == 0
     tt = (opts & OPT_TT) != 0 and whole
-    h1, h2 = set_hash(table, cands)
+    h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = np.int64(n) << 20
     if tt:
         slot = find(table, h1, h2, meta)

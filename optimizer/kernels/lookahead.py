@@ -24,8 +24,9 @@ import numpy as np
 from numba import njit
 
 from .bundles import DCAP, INF, OPT_DEDUPE, OPT_TT, ST_NODES
+from .guesses import node_hash
 from .partition import is_duplicate
-from .table import find, set_hash, store
+from .table import find, store
 from .total import min_total, part_bounds, rank_total
 
 EXACT_BELOW = 6  # parts of fewer candidates are solved exactly (min_total)
@@ -52,7 +53,7 @@ def lookahead(problem, orbits, bounds, table, run, cands, d, k, beta, bmax, path
         return lb0
     run.stats[ST_NODES] += 1
     tt = (run.opts & OPT_TT) != 0
-    h1, h2 = set_hash(table, cands)
+    h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = (np.int64(n) << 20) + d
     if tt:
         slot = find(table, h1, h2, meta)

@@ -52,7 +52,7 @@ from .bundles import (
     ST_SCORED,
     ST_TT_HITS,
 )
-from .guesses import candidate_guesses, other_guesses
+from .guesses import candidate_guesses, node_hash, other_guesses
 from .partition import (
     bucket,
     is_duplicate,
@@ -61,7 +61,7 @@ from .partition import (
     stable_order,
     tells_nothing,
 )
-from .table import find, set_hash, store
+from .table import find, store
 
 
 @njit(cache=True, nogil=True)
@@ -221,7 +221,7 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
         return lb0
     whole = only.shape[0] == 0
     tt = (opts & OPT_TT) != 0 and whole
-    h1, h2 = set_hash(table, cands)
+    h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = (np.int64(n) << 20) + d
     if tt:
         slot = find(table, h1, h2, meta)

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 
 from ..games import Game
+from ..games.base import check_guess_mode
 
 GREEDY_DEFAULT = "first-consistent"
 
@@ -19,7 +20,7 @@ class Request:
     game: Game
     objective: str | None = None  # an exact objective (objective.Objective), or None: greedy
     strategy: str | None = None  # a greedy strategy (strategies.STRATEGIES); None: the default
-    guesses: str = "any"  # or "consistent" (hard mode)
+    guesses: str = "any"  # games.base.GUESS_MODES: any, consistent or hard (word games)
     seed: int = 0  # of the random strategies
     time_limit: float | None = None  # seconds, counted from ``started``
     started: float | None = None  # time.monotonic() of the start (None: when the search opens)
@@ -31,6 +32,7 @@ class Request:
     first: str | None = None  # an opening: the best trees that start with this code only
 
     def __post_init__(self):
+        check_guess_mode(self.game, self.guesses)
         if self.objective is not None and self.strategy is not None:
             raise ValueError("give an exact objective or a greedy strategy, not both")
         if self.lookahead < 0:

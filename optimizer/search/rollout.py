@@ -42,7 +42,7 @@ class Rollout:
         self.solver, self.game = solver, solver.game
         self.matrix, self.transposed, self.win, self.n_answers = self.game.answer_matrices()
         self.every = solver.all_codes
-        self.consistent = solver.guesses == "consistent"
+        self.consistent = solver.guesses != "any"  # hard mode: consistent guesses keep hints
         self.exact_below, self.rule = exact_below, rule
         self.deadline: float | None = None
 

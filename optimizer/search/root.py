@@ -47,7 +47,7 @@ def root_classes(s: NodeSolver) -> list[tuple[int, dict[int, np.ndarray]]]:
     """The first guesses of a whole-game search, one per symmetry class, with their parts
     (guesses that tell nothing dropped)."""
     root = s.root()
-    pool = s.representatives(root, [])
+    pool = s.representatives(s.all_codes, [])  # every code, not only the secrets (word games)
     if s.guesses == "consistent":
         pool = np.intersect1d(pool, root)
     classes = []

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..games import Game
+from ..games.base import check_guess_mode
 from ..kernels.bounds import bound_tables
 from ..kernels.bundles import (
     DCAP,
@@ -69,14 +70,25 @@ class SolverKey:
                       self.counting)
 
 
+def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
+    """(nf, L) int8: the marks of each of the kernels' feedback ids (answer_matrices renumbers
+    the game's ids densely, in order), for hard mode; empty otherwise."""
+    if guesses != "hard":
+        return np.zeros((0, 0), dtype=np.int8)
+    seen = np.bincount(game.feedback_matrix().ravel(), minlength=256) > 0
+    seen[game.win] = True  # as games.base.dense_answers numbers them
+    ids = np.flatnonzero(seen)
+    assert len(ids) == n_answers, "the kernels' feedback ids are the ids that occur"
+    return np.array([game.feedback_counts(int(f)) for f in ids], dtype=np.int8)
+
+
 class NodeSolver:
     """``opts`` switches pruning rules and ``counting`` the counting bounds (tests compare each
     with the plain search)."""
 
     def __init__(self, game: Game, guesses: str = "any", opts: int = OPT_ALL,
                  table_bits: int | None = None, counting: bool = True):
-        if guesses not in ("any", "consistent"):
-            raise ValueError("guesses must be 'any' or 'consistent'")
+        check_guess_mode(game, guesses)
         self.game, self.guesses = game, guesses
         n = game.n_codes  # guesses: the scoring scratch is per guess
         table_bits = table_bits or default_table_bits(game.n_secrets)
@@ -84,7 +96,8 @@ class NodeSolver:
         matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
         self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
-                               guesses == "consistent")
+                               guesses == "consistent", guesses == "hard",
+                               _marks(game, n_answers, guesses))
         self.orbits = _orbits(game)
         self.branches = n_answers - 1  # every answer but the win occurs
         # the total's bounds (and M: the height's), by number of candidates

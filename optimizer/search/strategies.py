@@ -88,7 +88,8 @@ def heuristic(rule_name: str) -> Callable[[Game, int], Chooser]:
         every_code = np.arange(game.n_codes, dtype=np.int32)
 
         def choose(candidates: np.ndarray, guesses: str) -> int:
-            allowed = candidates if guesses == "consistent" else every_code
+            # hard mode: consistent guesses, which keep every hint (a subset of what it allows)
+            allowed = every_code if guesses == "any" else candidates
             return int(choose_guess(transposed, candidates, allowed, rule, n_answers))
 
         return choose
