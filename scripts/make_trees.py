@@ -25,7 +25,7 @@ from optimizer.cli.page import write_pages
 from optimizer.cli.status import Exit
 from optimizer.formats.tree_file import tree_filename
 
-# (game, objective, guesses, time limit in seconds)
+# (game, objective, guesses, time limit in seconds[, the one opening searched: --first])
 JOBS = [
     ("bulls-cows:4x10", "height", "any", 600),
     ("bulls-cows:4x10", "height", "consistent", 600),
@@ -67,7 +67,17 @@ JOBS = [
     ("bulls-cows:4x9", "total", "any", 600),
     ("bulls-cows:4x9", "total", "consistent", 600),
     ("bulls-cows:5x8", "total", "any", 3600),
+    # Wordle: the least totals of the trees opening with salet, the published ranking's first,
+    # in normal mode and in hard mode within the game's 6 guesses (and without that limit).
+    ("wordle", "total", "any", 600, "salet"),
+    ("wordle", "total@6", "hard", 600, "salet"),
+    ("wordle", "total", "hard", 600, "salet"),
 ]
+
+
+def job_file(folder: Path, job: tuple) -> Path:
+    """Where a job's tree is written."""
+    return folder / tree_filename(*job[:3], first=job[4] if len(job) > 4 else None)
 
 PAGES = "pages"  # under the trees folder: one HTML page per tree, and index.html
 
@@ -108,9 +118,10 @@ def main() -> int:
     jobs = [j for j in JOBS if fnmatch.fnmatch(" ".join(j[:3]), args.only)]
     failures = 0
     bar = tqdm(jobs, desc="trees", unit="tree")
-    for game, objective, guesses, limit in bar:
+    for job in bar:
+        game, objective, guesses, limit = job[:4]
         bar.set_postfix_str(f"{game} {objective} {guesses}")
-        path = folder / tree_filename(game, objective, guesses)
+        path = job_file(folder, job)
         start = time.monotonic()
         build = [sys.executable, "-m", "optimizer", "build", game, "--objective", objective,
                  "--guesses", guesses, "--time-limit", str(limit * args.time_scale),
@@ -119,6 +130,8 @@ def main() -> int:
         if checkpoint:
             build += ["--checkpoint", str(folder / checkpoint)]
         build += OPTIONS.get((game, objective, guesses), [])
+        if len(job) > 4:
+            build += ["--first", job[4]]
         status = subprocess.call(build)
         stopped = status == Exit.STOPPED  # the time limit came first: the best tree was written
         if status in (Exit.FINISHED, Exit.STOPPED):
@@ -135,7 +148,7 @@ def main() -> int:
 
 def pages(folder: Path) -> int:
     """A page for every tree of JOBS found in ``folder``, and the index; 1 on any problem."""
-    trees = [folder / tree_filename(*job[:3]) for job in JOBS]
+    trees = [job_file(folder, job) for job in JOBS]
     present = [path for path in trees if path.is_file()]
     problems = write_pages(present, folder / PAGES)
     problems += [f"{path}: missing" for path in trees if not path.is_file()]

@@ -210,7 +210,9 @@ def node_from_json(game: Game, raw, place: str, where: str) -> Node:
     return root_holder[0]
 
 
-def tree_filename(spec: str, objective: str, guesses: str) -> str:
-    """Name of a committed tree in trees/, e.g. ``bulls-cows-4x10.height.any.json``."""
+def tree_filename(spec: str, objective: str, guesses: str, first: str | None = None) -> str:
+    """Name of a committed tree in trees/, e.g. ``bulls-cows-4x10.height.any.json``, or
+    ``wordle.total.any.first-salet.json`` for the best trees opening with one code."""
     slug = spec.replace(":", "-").replace(",", "_")
-    return f"{slug}.{objective.replace(',', '+').replace('@', 'at')}.{guesses}.json"
+    opening = f".first-{first.replace(' ', '_')}" if first else ""
+    return f"{slug}.{objective.replace(',', '+').replace('@', 'at')}.{guesses}{opening}.json"
