@@ -72,6 +72,8 @@ JOBS = [
     ("wordle", "total", "any", 600, "salet"),
     ("wordle", "total@6", "hard", 600, "salet"),
     ("wordle", "total", "hard", 600, "salet"),
+    # ... and over every opening: open here, settled opening by opening in its checkpoint.
+    ("wordle", "total", "any", 600),
 ]
 
 
@@ -90,6 +92,7 @@ CHECKPOINTS = {
        for objective in ("height", "height,total", "total", "height,deepest")},
     **{("mastermind:4x10", objective, "any"): "mastermind-4x10.checkpoint.json"
        for objective in ("height,total", "total")},
+    ("wordle", "total", "any"): "wordle.checkpoint.json",
 }
 
 # Extra options of the open problems' least-total searches: a rollout improves the greedy tree
