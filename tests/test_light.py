@@ -65,7 +65,7 @@ def test_info_prints_what_the_matrix_and_the_kernels_give(spec, capsys):
     assert lines["feedback classes"].strip() == (
         f"{len(values)}: " + ", ".join(game.format_feedback(int(v)) for v in values))
     kernel = NodeSolver(game, "any", table_bits=10)
-    classes = kernel.representatives(kernel.root(), [])  # the kernel's one guess per orbit
+    classes = kernel.representatives(kernel.all_codes, [])  # the kernel's one guess per orbit
     assert int(lines["first-guess classes"]) == len(classes)
     assert np.array_equal(game.first_guesses(), classes)  # the very codes, not just how many
     assert lines["codes"].strip().startswith(f"{game.n_codes} (")

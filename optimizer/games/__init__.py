@@ -24,6 +24,7 @@ DEFAULT_GAMES = (
     "moo:10,11,12",
     "battleship:4x8x3",
     "mastermind:4x10",
+    "wordle",
 )
 
 # What a family name alone means.
