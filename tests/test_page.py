@@ -28,15 +28,20 @@ def moo_page(*args: str) -> subprocess.CompletedProcess:
 
 
 
+def written_page(tree: Path, out: Path, says: str) -> str:
+    """``moo page TREE -o OUT``: its one line (``says`` is what it says of the tree), and the
+    page's text."""
+    proc = moo_page(str(tree), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(rf".*{re.escape(out.name)}: \d+ KB, {re.escape(says)}: average "
+                        r"\d\.\d{4}, worst case \d\n", proc.stdout)
+    return out.read_text()
 
 
 def test_moo_page_writes_one_self_contained_file(small_tree_file, tmp_path):
     out = tmp_path / "page.html"
-    proc = moo_page(str(small_tree_file), "-o", str(out))
-    assert proc.returncode == 0, proc.stderr
-    assert re.fullmatch(r".*page\.html: \d+ KB, bulls-cows:3x5 first-consistent "
-                        r"\(consistent guesses\): average \d\.\d{4}, worst case \d\n", proc.stdout)
-    text = out.read_text()
+    text = written_page(small_tree_file, out, "bulls-cows:3x5 first-consistent (consistent "
+                        "guesses)")
     # nothing to fetch: no address, no src, the only link a data: icon
     assert not re.search(r"https?:|//[a-z]", text.replace("http-equiv", ""))
     assert re.findall(r"\b(?:src|href)=\"([^\"]*)\"", text) == ["data:,"]
@@ -171,3 +176,95 @@ def test_make_trees_pages_only(tmp_path):
     assert sorted(p.name for p in (folder / "pages").iterdir()) == ["index.html", f"{name}.html"]
     assert (folder / "pages" / f"{name}.html").read_text() == \
         (TREES / "pages" / f"{name}.html").read_text()
+
+
+# --- word games ----------------------------------------------------------------------------
+ANSWERS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval",
+           "serve", "heath", "dwarf", "model", "karma", "stink", "grade", "quiet", "bench"]
+OTHERS = ["salet", "crane", "soare"]
+
+
+def decode_words(text: str, letters: int) -> list[str]:
+    """The inverse of ``encode_words``, as web/words.js reads it."""
+    words, before, pos = [], "", 0
+    while pos < len(text):
+        shared = int(text[pos])
+        word = before[:shared] + text[pos + 1:pos + 1 + letters - shared]
+        words.append(word)
+        pos += 1 + letters - shared
+        before = word
+    return words
+
+
+@pytest.fixture(scope="module")
+def word_tree_file(tmp_path_factory) -> Path:
+    """A custom-list word tree (version 2: it carries its lists)."""
+    from optimizer.formats.tree_file import write_tree
+    from optimizer.games import word_game
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    path = tmp_path_factory.mktemp("words") / "words.minimax.json"
+    write_tree(build(Request(word_game(ANSWERS, OTHERS), strategy="minimax")), path)
+    return path
+
+
+def page_data(text: str) -> dict:
+    block = re.search(r'<script type="application/json" id="moo-data">(.*?)</script>', text, re.S)
+    return orjson.loads(block.group(1))
+
+
+def test_encode_words_shares_prefixes_and_reads_back():
+    from optimizer.cli.page_data import encode_words
+    from optimizer.games import parse_game
+
+    assert encode_words(["aback", "abase", "abate", "zebra"]) == "0aback3se3te0zebra"
+    game = parse_game("wordle")
+    answers, others = game.words[:game.n_secrets], game.words[game.n_secrets:]
+    for words in (answers, others, ["ab", "ab"[::-1]]):
+        assert decode_words(encode_words(words), len(words[0])) == words
+    assert len(encode_words(answers)) + len(encode_words(others)) < 42_000  # 65 KB plain
+
+
+def test_word_page_carries_its_lists_and_says_how_to_answer(word_tree_file, tmp_path):
+    text = written_page(word_tree_file, tmp_path / "words.html", "words minimax (any guesses)")
+    rules = page_data(text)["rules"]
+    game = read_tree(word_tree_file).game
+    assert rules["family"] == "words" and rules["letters"] == 5
+    assert (rules["codes"], rules["secrets"]) == (21, 18)
+    assert decode_words(rules["answers"], 5) + decode_words(rules["others"], 5) == game.words
+    assert "<title>Word game (18 answers of 5 letters, 3 other allowed guesses): greedy" in text
+    assert "Think of a secret: one of the 18 answers, 5-letter words." in text
+    assert "Type a guess (any of the 21 allowed words);" in text
+    assert "Or type the colours: gybbb (g green, y yellow, b grey)" in text
+    assert '<th scope="col">marks</th>' in text
+    assert 'id="maker-tiles"' in text and 'id="contrast"' in text
+    assert "{{" not in text and "1st 2nd" not in text
+
+
+def test_wordle_page_fits_and_lists_every_allowed_word(tmp_path):
+    from optimizer.formats.tree_file import write_tree
+    from optimizer.games import parse_game
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    game = parse_game("wordle")
+    path = tmp_path / "wordle.minimax.json"
+    write_tree(build(Request(game, strategy="minimax")), path)
+    text = render_page(load_entry(path))
+    rules = page_data(text)["rules"]
+    assert (rules["spec"], rules["codes"], rules["secrets"]) == ("wordle", 12972, 2315)
+    assert decode_words(rules["answers"], 5) == game.words[:2315]
+    assert decode_words(rules["others"], 5)[-1] == game.words[-1]
+    assert "Wordle (2,315 answers of 5 letters, 10,657 other allowed guesses)" in text
+    assert len(text.encode()) < 120_000
+
+
+def test_word_page_text_is_escaped_and_the_data_safe(word_tree_file):
+    text = render_page(load_entry(word_tree_file))
+    data = re.search(r'id="moo-data">(.*?)</script>', text, re.S).group(1)
+    assert "<" not in data and ">" not in data and "&" not in data
+    label = re.search(r'<label for="maker-input">(.*?)</label>', text).group(1)
+    assert "\U0001f7e9\U0001f7e8" in label and "<" not in label  # the squares, as text
+    assert text.count("<script") == 2
+    assert "const MooWords" in text  # web/words.js, in the page's one script

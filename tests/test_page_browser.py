@@ -20,8 +20,12 @@ from pathlib import Path
 import pytest
 
 from optimizer.cli.page import Entry, load_entry, write_page
+from optimizer.cli.play_text import named as said
 from optimizer.formats.tree_file import write_tree
-from optimizer.games import parse_game
+from optimizer.games import parse_game, word_game
+from optimizer.games.reply import read_reply
+from optimizer.search.build import build
+from optimizer.search.request import Request
 from optimizer.session import Session, Solver, TreeGuesser
 from optimizer.tree import Tree
 
@@ -32,6 +36,10 @@ TREES = ROOT / "trees"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 PHONE = {"width": 360, "height": 740}
+WORD_ANSWERS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade",
+                "naval", "serve", "heath", "dwarf", "model", "karma", "stink", "grade",
+                "quiet", "bench", "abbey", "geese"]
+WORD_OTHERS = ["salet", "crane", "soare", "lllll"]
 
 
 def chromium_path() -> str | None:
@@ -81,6 +89,11 @@ def pages(tmp_path_factory, minimax) -> dict[str, tuple[Path, Entry]]:
         path = folder / f"{spec.replace(':', '-')}.json"
         write_tree(Tree(game, minimax(game), objective="minimax"), path)
         sources[spec] = path
+    for name, game in (("words", word_game(WORD_ANSWERS, WORD_OTHERS)),
+                       ("wordle", parse_game("wordle"))):
+        path = folder / f"{name}.minimax.json"
+        write_tree(build(Request(game, strategy="minimax")), path)
+        sources[name] = path
     out = {}
     for name, source in sources.items():
         entry = load_entry(source)
@@ -165,7 +178,7 @@ PAIRS = 3000
 
 
 @pytest.mark.parametrize("name", ["bulls-cows", "battleship", "bullets-maggots", "mastermind",
-                                  "moo", "battleship:3x4x2", "moo:3,4,5"])
+                                  "moo", "battleship:3x4x2", "moo:3,4,5", "words", "wordle"])
 def test_script_lists_the_codes_and_scores_as_python(person, pages, name):
     tab = person(name)
     tree = pages[name][1].tree
@@ -485,3 +498,165 @@ def test_hostile_tree_runs_no_injected_script(browser, tmp_path):
     assert tab.text("#maker-guess") == Solver.load(TREES / "mastermind-4x6.total.any.json") \
         .new_game().guess  # and it still plays
     tab.close()
+
+
+# --- word games: the guess as tiles, coloured by clicks ------------------------------------
+def tile_marks(tab: Person) -> list[str]:
+    return [b.get_attribute("data-mark") for b in tab.page.locator("#maker-tiles button").all()]
+
+
+def colour_tiles(tab: Person, marks: tuple[int, ...]) -> None:
+    """Click each tile until it shows its mark (grey 0 -> yellow 1 -> green 2 -> grey)."""
+    tiles = tab.page.locator("#maker-tiles button")
+    for i, mark in enumerate(marks):
+        for _ in range(mark):
+            tiles.nth(i).click()
+    assert tile_marks(tab) == [str(m) for m in marks]
+
+
+WORD_TYPED = ["gybbb", "GYBBB", "21000", "2 1 0 0 0", "2,1,0,0,0", "\U0001f7e9\U0001f7e8\u2b1b"
+              "\u2b1b\u2b1b", "\U0001f7e9\ufe0f\U0001f7e8\u2b1b\u2b1c\u2b1b", "gy.xb",
+              "\U0001f7e7\U0001f7e6bbb", "w", "y", "ggggg", "nothing", "gyb", "gybbbb", "gyzbb",
+              "21 000", "", "3 0 0 0 0"]
+
+
+def test_word_script_reads_typed_marks_as_python(person, pages):
+    tab = person("words")
+    game = pages["words"][1].tree.game
+    read = ("ts => ts.map(t => { try { return moo.game.parseFeedback(t) } "
+            "catch (e) { return null } })")
+    expected = []
+    for text in WORD_TYPED:
+        try:
+            expected.append(read_reply(game, text))
+        except ValueError:
+            expected.append(None)
+    assert tab.page.evaluate(read, WORD_TYPED) == expected
+    assert expected.count(None) == 6
+
+
+def test_word_game_played_to_a_win_by_clicking_tiles(person, pages):
+    tab = person("words")
+    solver = Solver(pages["words"][1].tree)
+    game = solver.game
+    assert tab.page.is_visible("#maker-tiles") and not tab.page.is_visible("#maker-buttons")
+    assert tab.page.is_visible("#contrast")
+    assert tab.text("#maker-status") == "20 possible secrets"
+    session, secret = solver.new_game(), "geese"
+    while not session.solved:
+        guess = session.guess
+        assert tab.page.locator("#maker-guess").text_content() == guess
+        assert [t.lower() for t in tab.texts("#maker-tiles button")] == list(guess)
+        assert tile_marks(tab) == ["0"] * 5  # each new guess starts grey
+        label = tab.page.get_attribute("#maker-tiles button >> nth=0", "aria-label")
+        assert label == f"{guess[0].upper()}, letter 1 of 5: grey: not in the word"
+        reply = session.answer_for(secret)
+        if session.solved:
+            tab.page.click("#maker-all-green")
+            break
+        colour_tiles(tab, game.feedback_counts(game.parse_feedback(reply)))
+        tab.page.click("#maker-submit")
+        assert tab.text("#maker-status") == expected_status(session)
+        left = session.candidates
+        if 1 < len(left) <= 20:
+            assert tab.text("#maker-left") == f"The secrets left: {', '.join(left)}."
+    assert tab.text("#maker-message") == (f"Solved: your secret is {secret}, found in "
+                                          f"{session.guesses} guesses.")
+    history = tab.texts("#maker-history li")
+    assert history[0].startswith(f"{session.rounds[0].guess} → {session.rounds[0].feedback} (")
+    assert tab.focused() == "maker-new"
+
+
+def test_word_tiles_by_keyboard_and_an_impossible_answer(person, pages):
+    tab = person("words")
+    solver = Solver(pages["words"][1].tree)
+    game = solver.game
+    guess = solver.new_game().guess
+    first = tab.page.locator("#maker-tiles button").nth(0)
+    first.focus()
+    for key in ("g", "ArrowRight", "y", "ArrowRight", "Enter", "Enter", "Enter"):
+        tab.page.keyboard.press(key)  # Enter cycles: grey -> yellow -> green -> grey
+    assert tile_marks(tab) == ["2", "1", "0", "0", "0"]
+    gid = game.parse_code(guess)
+    marks = (2, 1, 0, 0, 0)
+    assert all(game.feedback(gid, s) != game.feedback_id(marks) for s in range(game.n_secrets))
+    tab.page.click("#maker-submit")
+    shown = " ".join(map(str, marks))
+    assert tab.text("#maker-message") == (f"{shown} cannot happen: no answer of words gives "
+                                          f"that to {guess}. Please check it and answer again.")
+    assert tile_marks(tab) == ["2", "1", "0", "0", "0"]  # kept, to be corrected
+    # answers that some word gives, but that no secret fits together: caught, then named
+    session, secret = solver.new_game(), "cigar"
+    session.answer_for(secret)
+    from helpers import a_lie
+
+    tab.page.fill("#maker-input", session.rounds[0].feedback.replace(" ", ""))
+    tab.page.press("#maker-input", "Enter")
+    lie = a_lie(session)
+    session.answer(lie)
+    assert session.contradiction
+    colour_tiles(tab, game.feedback_counts(game.parse_feedback(lie)))
+    tab.page.click("#maker-submit")
+    assert tab.text("#maker-message") == ("That cannot be: no secret agrees with all your "
+                                          "answers, so one of them is wrong.")
+    assert not tab.page.is_visible("#maker-tiles")
+    tab.type_line(secret)
+    assert tab.texts("#maker-wrong li") == [
+        f"When I guessed {w.guess} you replied {said(game, w.given)} but in fact it is "
+        f"{said(game, w.truth)}." for w in session.wrong_answers(secret)]
+
+
+def test_wordle_both_ways(person, pages):
+    tab = person("wordle", viewport=PHONE)
+    tree = pages["wordle"][1].tree
+    game = tree.game
+    session, secret = Solver(tree).new_game(), "cigar"
+    assert tab.text("#maker-status") == "2315 possible secrets"
+    while not session.solved:
+        reply = session.answer_for(secret)
+        colour_tiles(tab, game.feedback_counts(game.parse_feedback(reply)))
+        tab.page.click("#maker-submit")
+        assert tab.text("#maker-status") == expected_status(session)
+    assert tab.text("#maker-message").startswith("Solved: your secret is cigar, found in ")
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    tab.page.click("#contrast")  # the high-contrast colours: orange for green
+    assert tab.page.evaluate("document.body.classList.contains('high-contrast')")
+    tab.page.click("#mode-breaker")
+    tab.page.fill("#breaker-input", "xxxxx")
+    tab.page.press("#breaker-input", "Enter")
+    assert tab.text("#breaker-message").startswith("Not a valid guess: 'xxxxx' is not a code of "
+                                                   "wordle")
+    player = Session(game, TreeGuesser(tree))
+    while not player.solved:  # the tree's own guesses, words that are no answer included
+        tab.page.fill("#breaker-input", player.guess)
+        tab.page.press("#breaker-input", "Enter")
+        row = tab.page.locator("#breaker-history tr").last
+        cells = row.locator("td")
+        assert cells.nth(1).text_content() == player.guess
+        marks = cells.nth(1).locator(".tile")
+        feedback = cells.nth(2).text_content()
+        assert [marks.nth(i).get_attribute("data-mark") for i in range(5)] == feedback.split()
+        player.answer(feedback)
+        assert int(cells.nth(3).text_content()) == player.candidates_left
+    k = player.guesses
+    assert tab.text("#breaker-message").endswith(
+        f"you found it in {k} guess{'es' if k > 1 else ''}. The stored strategy needs "
+        f"{k} guess{'es' if k > 1 else ''} for this secret.")
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+@pytest.mark.parametrize("dark", [False, True])
+@pytest.mark.parametrize("high", [False, True])
+def test_tiles_have_readable_contrast(person, pages, dark, high):
+    tab = person("words", dark=dark)
+    if high:
+        tab.page.click("#contrast")
+    tiles = tab.page.locator("#maker-tiles button")
+    tiles.nth(1).click()
+    tiles.nth(2).click()
+    tiles.nth(2).click()
+    pairs = tab.page.evaluate("""() => Array.from(document.querySelectorAll('#maker-tiles button'))
+        .map(el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]
+        .map(s => s.match(/[\\d.]+/g).map(Number).slice(0, 3)))""")
+    assert len({tuple(bg) for _, bg in pairs}) == 3  # grey, yellow, green
+    assert all(contrast(fg, bg) >= 4.5 for fg, bg in pairs)

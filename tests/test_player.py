@@ -463,3 +463,113 @@ def test_ctrl_c_ends_cleanly(bc_tree_file):
         proc.kill()
     assert proc.returncode == 130
     assert b"Traceback" not in err
+
+
+# --- word games ----------------------------------------------------------------------------
+WORD_ANSWERS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval",
+                "serve", "heath", "dwarf", "model", "karma", "stink", "grade", "quiet", "bench"]
+SQUARES = {"2": "\U0001f7e9", "1": "\U0001f7e8", "0": "\u2b1b"}
+
+
+@pytest.fixture(scope="module")
+def word_tree_file(tmp_path_factory) -> Path:
+    from optimizer.formats.tree_file import write_tree
+    from optimizer.games import word_game
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    path = tmp_path_factory.mktemp("words") / "words.minimax.json"
+    write_tree(build(Request(word_game(WORD_ANSWERS, ["salet", "crane"]), strategy="minimax")),
+               path)
+    return path
+
+
+def word_styles(game):
+    """Each of the forms games/reply.py reads, in turn: gybbb, 21000, 2 1 0 0 0, the squares."""
+
+    def style(number: int, fid: int) -> str:
+        marks = game.format_feedback(fid).split()
+        forms = ["".join("byg"[int(m)] for m in marks), "".join(marks), " ".join(marks),
+                 "".join(SQUARES[m] for m in marks)]
+        return forms[number % 4]
+
+    return style
+
+
+def test_word_game_answered_in_every_form(monkeypatch, word_tree_file):
+    from optimizer.formats.tree_file import read_tree
+
+    game = read_tree(word_tree_file).game
+    for secret in ("cigar", "quiet", "bench"):
+        status, screen = play(monkeypatch, [str(word_tree_file)],
+                              [person(game, secret, style=word_styles(game))] * 8)
+        assert status == 0, screen
+        assert f"Solved: your secret is {secret}, found in " in screen
+    assert "Think of a secret word of words: one of the 18 answers, 5-letter words." in screen
+    assert "Answer each guess with its marks, one a letter: g green (right place), y yellow " \
+        "(elsewhere), b grey (absent), e.g. gybbb, 21000 or \U0001f7e9\U0001f7e8\u2b1b\u2b1b" \
+        "\u2b1b; w (or ggggg) when I have it" in screen
+    assert "  marks (g green, y yellow, b grey)? " in screen
+    assert "1st 2nd" not in screen
+
+
+def test_word_game_help_names_the_forms_and_refusals_are_explained(monkeypatch,
+                                                                    word_tree_file):
+    status, screen = play(monkeypatch, [str(word_tree_file)], ["?", "gyb", "gyzbb", "q"])
+    assert status == 1
+    help_text = screen[screen.index("? ?"):]
+    for form in ("gybbb", "21000", "2 1 0 0 0", "\U0001f7e9\U0001f7e8\u2b1b\u2b1b\u2b1b"):
+        assert form in help_text
+    assert "when I have guessed your word" in screen
+    assert "feedback 'gyb' has 3 marks: give 5" in screen
+    assert "'z' is not a mark" in screen
+
+
+def test_word_game_lie_named_with_squares(monkeypatch, word_tree_file):
+    from optimizer.formats.tree_file import read_tree
+
+    game = read_tree(word_tree_file).game
+    secret = "naval"
+    first = game.format_code(read_tree(word_tree_file).root.guess)
+    truth = game.format_feedback(game.feedback(game.parse_code(first), game.parse_code(secret)))
+    lie = next(game.format_feedback(f) for f in sorted({game.feedback(game.parse_code(first), s)
+                                                         for s in range(game.n_secrets)})
+               if game.format_feedback(f) != truth and f != game.win)
+    lines = [lie] + [person(game, secret)] * 6
+    status, screen = play(monkeypatch, [str(word_tree_file)], lines)
+    assert status == 1 and "That cannot be" in screen  # caught, at once or later
+    squares = "".join(SQUARES[m] for m in lie.split())
+    assert f"When I guessed {first} you replied {lie} ({squares}) but in fact it is " \
+        f"{truth} (" in screen
+
+
+def test_word_secret_shown_with_squares(monkeypatch, word_tree_file):
+    status, screen = play(monkeypatch, [str(word_tree_file), "--secret", "CIGAR"])
+    assert status == 0
+    assert re.search(r"^Guess 1: \w{5} -> [0-2]( [0-2]){4} \([\U0001f7e9\U0001f7e8\u2b1b]{5}\), "
+                     r"\d+ choices? left", screen, re.M)
+    assert screen.endswith(" -> 2 2 2 2 2 (\U0001f7e9\U0001f7e9\U0001f7e9\U0001f7e9"
+                           "\U0001f7e9), solved\nSolved cigar in " + screen.split(
+                               "Solved cigar in ")[1])
+
+
+def test_wordle_breaker_draws_an_answer_and_takes_any_allowed_word(monkeypatch):
+    game = parse_game("wordle")
+    secret = drawn_secret(monkeypatch, ["wordle", "--breaker", "--seed", "5"])
+    assert game.is_answer(game.parse_code(secret))
+    secrets = {drawn_secret(monkeypatch, ["wordle", "--breaker", "--seed", str(s)])
+               for s in range(8)}
+    assert all(game.is_answer(game.parse_code(s)) for s in secrets)
+    guess = "xylyl"  # allowed, never an answer
+    assert not game.is_answer(game.parse_code(guess))
+    marks = game.format_feedback(game.feedback(game.parse_code(guess), game.parse_code(secret)))
+    squares = "".join(SQUARES[m] for m in marks.split())
+    status, screen = play(monkeypatch, ["wordle", "--breaker", "--seed", "5"],
+                          [guess, "abcde", secret])
+    assert status == 0
+    assert "I have picked a secret word of wordle: one of its 2,315 answers (5 letters). You " \
+        "may guess any of its 12,972 allowed words (10,657 are never the answer)." in screen
+    assert f"Guess 1: {guess}\n  {marks} ({squares})\n" in screen
+    assert "Not a valid guess: 'abcde' is not a code of wordle" in screen
+    assert f"  2 2 2 2 2 ({SQUARES['2'] * 5}): solved! The secret is {secret}; you found it " \
+        "in 2 guesses." in screen

@@ -151,3 +151,69 @@ def test_unreadable_tree_is_a_plain_error(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- word games ----------------------------------------------------------------------------
+SQUARES = "\u2b1b\U0001f7e8\U0001f7e9"  # by mark: 0 grey, 1 yellow, 2 green
+
+
+@pytest.fixture(scope="module")
+def word_tree_file(tmp_path_factory) -> Path:
+    """A custom-list word tree (format version 2, its lists inside)."""
+    from optimizer.formats.tree_file import write_tree
+    from optimizer.games import word_game
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    answers = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval",
+               "serve", "heath", "dwarf", "model", "karma", "stink", "grade", "quiet"]
+    path = tmp_path_factory.mktemp("words") / "words.total.json"
+    write_tree(build(Request(word_game(answers, ["salet", "crane"]), strategy="minimax")), path)
+    return path
+
+
+def test_every_word_played_through_the_protocol_in_each_form(word_tree_file):
+    """Marks as the tree writes them ("2 0 1 0 0"), together, as letters and as squares: the
+    secrets are the answers alone (an allowed guess that is no answer is never one)."""
+    tree = read_tree(word_tree_file)
+    game = tree.game
+    forms = [lambda m: " ".join(m), lambda m: "".join(m),
+             lambda m: "".join("byg"[int(x)] for x in m),
+             lambda m: "".join(SQUARES[int(x)] for x in m)]
+    driver = Driver(str(word_tree_file))
+    state, histogram = driver.first, {}
+    for code in range(game.n_secrets):
+        if code:
+            state = driver.send("new")
+        assert state["candidates"] == game.n_secrets == 17
+        while not state["solved"]:
+            marks = game.format_feedback(game.feedback(game.parse_code(state["guess"]), code))
+            state = driver.send(forms[(code + state["guesses"]) % 4](marks.split()))
+            assert "error" not in state
+        assert state["secret"] == game.format_code(code)
+        histogram[state["guesses"]] = histogram.get(state["guesses"], 0) + 1
+    state = driver.send("new")
+    refused = driver.send("gyb")
+    assert refused["error"] == "not understood: feedback 'gyb' has 3 marks: give 5, one a " \
+        "letter (e.g. gybbb, 21000, 2 1 0 0 0)"
+    assert {k: v for k, v in refused.items() if k != "error"} == state
+    status, err = driver.close()
+    assert status == 0 and err == ""
+    assert histogram == replay(tree).histogram
+
+
+def test_word_contradiction_names_the_wrong_marks(word_tree_file):
+    game = read_tree(word_tree_file).game
+    driver = Driver(str(word_tree_file))
+    guess, secret = driver.first["guess"], "naval"
+    truth = game.format_feedback(game.feedback(game.parse_code(guess), game.parse_code(secret)))
+    state = driver.send("nothing" if truth != "0 0 0 0 0" else "gbbbb")
+    while not state["contradiction"]:
+        g = game.parse_code(state["guess"])
+        state = driver.send(game.format_feedback(game.feedback(g, game.parse_code(secret))))
+    assert state["ask"] == "secret"
+    named = driver.send(secret)
+    assert named["secret"] == secret
+    assert named["wrong_answers"][0]["guess"] == guess
+    assert named["wrong_answers"][0]["truth"] == truth
+    driver.close()

@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ..formats.files import write_atomic
 from ..formats.tree_file import TreeFileError, read_tree
-from ..games import Battleship, DigitGame, Game
 from ..objective import bound_note
 from ..tree import (
     NOT_PROVEN,
@@ -41,6 +40,16 @@ from ..tree import (
     verify,
 )
 from .page_data import encode_tree, script_json
+from .page_games import (
+    PageError,
+    answer_label,
+    feedback_header,
+    feedback_help,
+    game_rules,
+    game_title,
+    guess_rule,
+)
+from .play_text import secret_rule
 from .status import Exit
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
@@ -59,10 +68,6 @@ OBJECTIVES = {
     "entropy": "greedy: each guess tells the most (entropy)",
     "most-parts": "greedy: each guess splits the candidates into the most parts",
 }
-
-
-class PageError(ValueError):
-    """A tree that cannot be made into a page (unreadable, or defective on replay)."""
 
 
 @dataclass
@@ -129,18 +134,20 @@ def render_page(entry: Entry) -> str:
     tree, result = entry.tree, entry.result
     game = tree.game
     title = f"{game_title(game)}: {objective_text(tree.objective)}"
-    script, style = _asset("page.js"), _asset("page.css")
+    script, style = _asset("words.js") + _asset("page.js"), _asset("page.css")
     if "</" in script or "</" in style:
-        raise PageError("web/page.js and web/page.css must not contain '</' (it ends the element)")
+        raise PageError("web/*.js and web/page.css must not contain '</' (it ends the element)")
     data = {"rules": game_rules(game), "tree": encode_tree(tree)}
     return _fill(_asset("page.html"), {
         "csp": _policy(script, style),
         "title": _text(title),
         "lead": _text(f"A stored strategy for {game_title(game)}, played both ways: it "
                       "guesses your secret, or you guess its secret."),
-        "code_rule": _text(game.code_rule()),
+        "secret_rule": _text(secret_rule(game)),
+        "guess_rule": _text(guess_rule(game)),
         "feedback_help": _text(feedback_help(game)),
-        "feedback_names": _text(" ".join(game.feedback_names)),
+        "answer_label": _text(answer_label(game)),
+        "feedback_header": _text(feedback_header(game)),
         "facts": facts_html(entry),
         "secrets": str(result.secrets),
         "chart": chart_html(result.histogram),
@@ -200,32 +207,6 @@ def render_index(entries: list[Entry]) -> str:
 
 
 # --- what the page shows -----------------------------------------------------------------
-def game_title(game: Game) -> str:
-    """A person's name for the game, e.g. ``Bulls and Cows (4 of 10)``."""
-    spec = game.spec
-    family, _, args = spec.partition(":")
-    if spec == "mastermind:4x10":
-        return "Bullets and Maggots (Mastermind, 4 places, 10 colours)"
-    if family == "bulls-cows":
-        return "Bulls and Cows ({} of {})".format(*args.split("x"))
-    if family == "mastermind":
-        return "Mastermind ({} places, {} colours)".format(*args.split("x"))
-    if family == "battleship":
-        rows, columns, ships = args.split("x")
-        return f"Battleship search ({rows} x {columns} board, {ships} ships)"
-    return f"moo over the ranges {args.replace(',', ', ')}"
-
-
-def feedback_help(game: Game) -> str:
-    if isinstance(game, Battleship):
-        return ("exact (guessed squares that hold a ship), one-away (the eight squares around "
-                "a ship) and two-away (two squares from the closest ship); each guessed square "
-                "counts once, by its closest ship.")
-    right, wrong = game.feedback_names
-    thing = "colour" if right == "black" else "symbol"
-    return f"{right} (right {thing}, right place) and {wrong} (right {thing}, wrong place)."
-
-
 def objective_text(objective: str) -> str:
     """What the tree was built to minimise, in words (the file's own term when unknown)."""
     match = re.fullmatch(r"total@(\d+)", objective)
@@ -305,21 +286,6 @@ def chart_html(histogram: dict[int, int]) -> str:
             f'focusable="false"><rect width="{width}" height="10"/></svg></td></tr>'
         )
     return "\n".join(rows)
-
-
-# --- what the script gets ------------------------------------------------------------------
-def game_rules(game: Game) -> dict:
-    """What ``web/page.js`` needs to list the codes and score guesses as ``optimizer.games``
-    does (the tests compare the two on every code and many pairs)."""
-    rules: dict = {"spec": game.spec, "codes": game.n_codes, "code_rule": game.code_rule(),
-                   "feedback_names": list(game.feedback_names)}
-    if isinstance(game, Battleship):
-        rules.update(family="battleship", rows=game.rows, columns=game.columns, ships=game.ships)
-    elif isinstance(game, DigitGame):
-        rules.update(family="digits", ranges=list(game.ranges), distinct=game.distinct)
-    else:
-        raise PageError(f"{game.spec}: the page cannot play this game family")
-    return rules
 
 
 # --- helpers -----------------------------------------------------------------------------------

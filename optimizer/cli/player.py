@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 
 from ..formats.tree_file import read_tree
-from ..games import Game, GameError, parse_game
-from ..games.reply import example_reply, read_reply, reply_forms
+from ..games import Game, GameError, WordGame, parse_game
+from ..games.reply import read_reply, reply_forms
 from ..session import (
     NO_MOVE,
     FeedbackError,
@@ -40,6 +40,7 @@ from ..session import (
 )
 from ..tree import NOT_PROVEN, Tree, TreeError, checkpoint_facts, printable, proof, replay, resting
 from .options import seed
+from .play_text import guess_help, how_to_answer, named, prompt, secret_intro, think_of_a_secret
 from .status import Exit
 
 QUIT_WORDS = frozenset({"q", "quit", "exit", "stop"})
@@ -61,7 +62,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "  moo play trees/bulls-cows-4x10.height.any.json --secret 3290\n"
         "  moo play bullets-maggots --breaker --seed 7         you guess the computer's code\n"
         "feedback may be typed as 1 2, 1,2, (1, 2), 12, tagged in any order (1b2c, 2c1b,\n"
-        "2 white 1 black) or as bbc (bulls and cows); w (or 4 0) when solved."
+        "2 white 1 black) or as bbc (bulls and cows); w (or 4 0) when solved.\n"
+        "word games (wordle, words:ANSWERS[,GUESSES]): one mark a letter, gybbb (g green,\n"
+        "y yellow, b grey), 21000, 2 1 0 0 0 or Wordle's squares; w when solved."
     )
     parser.add_argument(
         "target", metavar="FILE|GAME",
@@ -194,7 +197,7 @@ def feedback_text(game: Game, fid: int) -> str:
 
 
 def _named(game: Game, feedback: str) -> str:
-    return f"{feedback} ({' '.join(game.feedback_names)})"
+    return named(game, feedback)
 
 
 def choices_left(session: Session) -> str:
@@ -209,13 +212,9 @@ def play_maker(session: Session, how: str) -> Exit:
     """The person holds the secret and answers each guess; wrong answers are caught as soon as
     no secret fits them all, and then named."""
     game = session.game
-    names = " ".join(game.feedback_names)
-    _say(f"Think of a secret code of {game.spec}: {game.code_rule()}.")
+    _say(think_of_a_secret(game))
     _say(how)
-    _say(
-        f"Answer each guess with {names}, e.g. {example_reply(game)}; "
-        f"w (or {game.format_feedback(game.win)}) when I have it; ? for help, q to stop."
-    )
+    _say(how_to_answer(game))
     _say(f"{session.candidates_left} possible secrets.")
     try:
         while True:
@@ -239,9 +238,8 @@ def _read_reply(session: Session) -> None:
     """Ask until the person types a feedback that some code could give to the guess, and give
     it to the session."""
     game = session.game
-    prompt = f"  {' '.join(game.feedback_names)}? "
     while True:
-        text = _ask(prompt)
+        text = _ask(prompt(game))
         word = text.lower()
         if word in QUIT_WORDS:
             raise EndOfInput
@@ -262,9 +260,10 @@ def _read_reply(session: Session) -> None:
 
 
 def _maker_help(game: Game) -> str:
+    noun = "word" if isinstance(game, WordGame) else "code"
     return (f"  Type the feedback for my guess as {reply_forms(game)}."
             f"\n  Type w or {game.format_feedback(game.win)} when I have guessed your "
-            "code, q to stop.")
+            f"{noun}, q to stop.")
 
 
 def _expose(session: Session) -> Exit:
@@ -318,9 +317,7 @@ def play_self(session: Session, secret: str) -> Exit:
 def play_breaker(game: Game, rng: random.Random) -> Exit:
     """Seeds 000 and 002: the computer draws a secret and scores the person's guesses."""
     secret = rng.randrange(game.n_secrets)
-    names = " ".join(game.feedback_names)
-    _say(f"I have picked a secret code of {game.spec}: {game.code_rule()}.")
-    _say(f"Type your guesses; I answer with {names}. Type ? to give up and see the code.")
+    _say(secret_intro(game))
     made = 0
     while True:
         try:
@@ -332,7 +329,7 @@ def play_breaker(game: Game, rng: random.Random) -> Exit:
             _say(f"The secret was {game.format_code(secret)}; you made {_guesses(made)}.")
             return Exit.FAILED
         if not text or text.lower() in ("h", "help"):
-            _say(f"  Type a code ({game.code_rule()}), or ? to give up.")
+            _say(guess_help(game))
             continue
         try:
             guess = game.parse_code(text)

@@ -38,6 +38,7 @@
   }
 
   function makeGame(rules) {
+    if (rules.family === "words") return MooWords.makeGame(rules, WIN_WORDS);
     const battleship = rules.family === "battleship";
     const codes = battleship
       ? combinations(rules.rows * rules.columns, rules.ships)
@@ -113,7 +114,8 @@
     }
 
     const game = {
-      spec: rules.spec, names, base, codes, n: codes.length, format,
+      spec: rules.spec, names, base, codes, n: codes.length, secrets: codes.length, noun: "code",
+      format,
       win: toId(battleship ? [rules.ships, 0, 0] : [rules.ranges.length, 0]),
       feedback: (g, s) => toId(score(g, s)),
       counts(id) {
@@ -212,12 +214,17 @@
   function Maker(game, root) {
     let rounds, node, candidates, status;
     const buttons = new Map();  // feedback id -> button, one per feedback the game has
+    const words = game.family === "words";
+    const tiles = words ? MooWords.Tiles(game, $("maker-tiles"), $("maker-submit"),
+                                         $("maker-all-green"), (fid) => { answer(fid); focusNext(); })
+                        : null;
 
     function start() {
       rounds = [];
       node = root;
-      candidates = game.codes.map((_, i) => i);
+      candidates = secrets(game);
       status = "playing";
+      if (words) tiles.show(node.guess);  // grey tiles for each new guess, kept while it stands
       render("");
     }
 
@@ -226,7 +233,7 @@
       const guess = node.guess;
       const remaining = candidates.filter((s) => game.feedback(guess, s) === fid);
       if (!remaining.length && game.possibleFeedback(guess).indexOf(fid) < 0) {
-        render(`${game.formatFeedback(fid)} cannot happen: no code of ${game.spec} gives that to ${game.format(guess)}. Please check it and answer again.`);
+        render(`${game.formatFeedback(fid)} cannot happen: no ${game.noun} of ${game.spec} gives that to ${game.format(guess)}. Please check it and answer again.`);
         return;
       }
       rounds.push({ guess, fid, left: remaining.length });
@@ -235,6 +242,7 @@
       else if (fid === game.win) status = "solved";
       else if (!node.next.has(fid)) status = "no-move";
       else node = node.next.get(fid);
+      if (words && status === "playing") tiles.show(node.guess);
       render("");
     }
 
@@ -255,7 +263,11 @@
       $("maker-number").textContent = playing ? `Guess ${number}` : `Guesses: ${rounds.length}`;
       $("maker-guess").textContent = playing ? game.format(node.guess) : "";
       $("maker-form").hidden = !playing;
-      $("maker-buttons").hidden = !playing;
+      $("maker-buttons").hidden = !playing || words;
+      $("maker-tiles-box").hidden = !playing || !words;
+      const left = $("maker-left");
+      left.hidden = !(candidates.length > 1 && candidates.length <= FEW && status !== "contradiction");
+      left.textContent = left.hidden ? "" : `The secrets left: ${candidates.map(game.format).join(", ")}.`;
       $("maker-secret-form").hidden = status !== "contradiction";
       $("maker-undo").disabled = rounds.length === 0;
       clear($("maker-wrong"));
@@ -319,12 +331,13 @@
     }
 
     function focusNext() {
-      if (status === "playing") $("maker-input").focus();
+      if (status === "playing" && words) tiles.focus();
+      else if (status === "playing") $("maker-input").focus();
       else if (status === "contradiction") $("maker-secret").focus();
       else $("maker-new").focus();
     }
 
-    for (const fid of allFeedback(game)) {
+    for (const fid of words ? [] : allFeedback(game)) {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = game.formatFeedback(fid) + (fid === game.win ? " ✓" : "");
@@ -339,10 +352,17 @@
     $("maker-form").addEventListener("submit", typed);
     $("maker-secret-form").addEventListener("submit", name);
     $("maker-undo").addEventListener("click", undo);
-    $("maker-new").addEventListener("click", () => { start(); $("maker-input").focus(); });
+    $("maker-new").addEventListener("click", () => { start(); focusNext(); });
+    if (words) {
+      $("maker-guess").classList.add("visually-hidden");  // the tiles show it
+      $("maker-input").inputMode = "text";
+    }
     start();
-    return { start, focus: () => $("maker-input").focus() };
+    return { start, focus: focusNext };
   }
+
+  const FEW = 20;  // the secrets left are listed when there are at most this many
+  const secrets = (game) => Array.from({ length: game.secrets }, (_, i) => i);
 
   function allFeedback(game) {  // every count vector the game allows, winning one last
     const ids = [];
@@ -362,9 +382,9 @@
       if (window.crypto && window.crypto.getRandomValues) {
         const word = new Uint32Array(1);
         window.crypto.getRandomValues(word);
-        return word[0] % game.n;
+        return word[0] % game.secrets;
       }
-      return Math.floor(Math.random() * game.n);
+      return Math.floor(Math.random() * game.secrets);
     }
 
     function treeGuesses(s) {  // how many guesses the stored tree needs for s
@@ -381,7 +401,7 @@
       secret = draw();
       made = 0;
       over = false;
-      candidates = game.codes.map((_, i) => i);
+      candidates = secrets(game);
       clear($("breaker-history"));
       $("breaker-form").hidden = false;
       say($("breaker-message"), "");
@@ -405,6 +425,10 @@
       const row = document.createElement("tr");
       [String(made), game.format(g), game.formatFeedback(fid), String(candidates.length)]
         .forEach((text) => row.appendChild(item("td", text)));
+      if (game.family === "words") {  // the guess in the colours it got
+        row.children[1].textContent = "";
+        row.children[1].appendChild(MooWords.coloured(game, g, fid));
+      }
       $("breaker-history").appendChild(row);
       if (fid === game.win) {
         const needs = treeGuesses(secret);
@@ -450,6 +474,12 @@
     };
     $("mode-maker").addEventListener("click", () => show("maker"));
     $("mode-breaker").addEventListener("click", () => show("breaker"));
+    if (game.family === "words") {
+      $("contrast-choice").hidden = false;
+      $("contrast").addEventListener("change", (event) => {
+        document.body.classList.toggle("high-contrast", event.target.checked);
+      });
+    }
     // For tests and the curious: the rules and the tree, as the page uses them.
     window.moo = { game, root, feedback: (g, s) => game.feedback(g, s) };
     document.body.dataset.ready = "true";
