@@ -219,7 +219,8 @@ class Session:
         remaining = [s for s in self._candidates if game.feedback(guess, s) == reply]
         if not remaining and not self._can_happen(reply):
             raise FeedbackError(
-                f"{game.format_feedback(reply)} cannot happen: no code of {game.spec} gives "
+                f"{game.format_feedback(reply)} cannot happen: no {game.secret_noun} of "
+                f"{game.spec} gives "
                 f"that to {game.format_code(guess)}"
             )
         self._rounds.append((guess, reply))

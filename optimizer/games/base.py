@@ -87,6 +87,7 @@ class Game:
     spec: str  # canonical spec string, as the command line accepts it and trees store it
     codes: np.ndarray  # (N, width) CODE_DTYPE: the allowed guesses, the secrets first
     feedback_names: tuple[str, ...]  # e.g. ("bulls", "cows")
+    secret_noun = "code"  # what a secret is called in messages ("answer" in word games)
     base: int  # feedback id = sum of counts[i] * base ** (len - 1 - i)
     win: int  # feedback id of a solved game
 

@@ -46,6 +46,7 @@ class WordGame(Game):
     length; use ``word_game`` to build one from unchecked lists."""
 
     base = 3
+    secret_noun = "answer"
 
     def __init__(self, spec: str, answers: list[str], guesses: list[str]):
         self.spec = spec
