@@ -139,12 +139,10 @@ def test_write_pages_reports_problems_and_indexes_the_rest(small_tree_file, tmp_
 def committed_trees() -> list[Path]:
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        from make_trees import JOBS
+        from make_trees import JOBS, job_file
     finally:
         sys.path.pop(0)
-    from optimizer.formats.tree_file import tree_filename
-
-    return [TREES / tree_filename(*job[:3]) for job in JOBS]
+    return [job_file(TREES, job) for job in JOBS]
 
 
 @pytest.mark.slow
