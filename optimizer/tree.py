@@ -362,3 +362,17 @@ def provenance_note(tree: Tree, name_only: bool = False) -> str:
     source = f"taken from {printable(where)[:200]}" if isinstance(where, str) and where else (
         "taken from a checkpoint file")
     return f"{source}, not re-checked: `moo checkpoint verify` re-proves them"
+
+
+def checked(tree: Tree, claim=None, value: int | None = None) -> Tree:
+    """``tree`` replayed once over every secret, the replay kept as ``tree.replayed`` (the file is
+    written from it); RuntimeError for a defect or, when ``claim`` (Replay -> int) is given, a
+    replayed value other than ``value``: a search bug is never written as a result."""
+    replayed = replay(tree)
+    if replayed.defects:
+        raise RuntimeError("the search built a defective tree: " + "; ".join(replayed.defects))
+    if claim is not None and claim(replayed) != value:
+        raise RuntimeError(f"the search claimed {value} but its tree replays to "
+                           f"{claim(replayed)}")
+    tree.replayed = replayed
+    return tree

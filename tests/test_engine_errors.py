@@ -23,7 +23,8 @@ from optimizer.cli import main
 from optimizer.games import parse_game
 from optimizer.search import dask_engine, engine
 from optimizer.search.dask_engine import Dask
-from optimizer.search.engine import EngineError, engine_plan, worker_limit
+from optimizer.search.engine import engine_plan, worker_limit
+from optimizer.search.handles import EngineError
 from optimizer.search.solver import NodeSolver
 
 
@@ -245,7 +246,7 @@ def test_the_worker_limit_counts_the_memory_of_each_worker(monkeypatch):
     """A game whose matrices and tables fill a worker holds fewer of them: with 2 GB free,
     Bulls and Cows 5 of 10 (30,240 codes: 2.7 GB of matrices a worker) gets one process."""
     monkeypatch.delenv(engine.SCHEDULER_ENV, raising=False)
-    monkeypatch.setattr(engine, "_cores", lambda: 64)
+    monkeypatch.setattr(engine, "cores", lambda: 64)
     monkeypatch.setattr(engine, "_memory_available", lambda: 2 << 30)
     small, big = parse_game("mastermind:2x3"), parse_game("bulls-cows:5x10")
     assert worker_limit(small)[0] > 4 and worker_limit(big)[0] == 1

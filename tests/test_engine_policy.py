@@ -33,7 +33,7 @@ def bench():
 
 @pytest.fixture
 def two_cores(monkeypatch):
-    monkeypatch.setattr(engine_module, "_cores", lambda: 2)
+    monkeypatch.setattr(engine_module, "cores", lambda: 2)
 
 
 def smallest_largest_part(solver: NodeSolver) -> int:

@@ -95,7 +95,6 @@ def test_a_built_tree_is_replayed_once_before_it_is_written(tmp_path, monkeypatc
     """The search's tree is replayed (and checked) once; the file's figures are that replay's,
     and they are the tree's true figures."""
     import optimizer.formats.tree_file as tree_file
-    import optimizer.search.build as build_module
     import optimizer.tree as tree_module
 
     calls = []
@@ -107,7 +106,6 @@ def test_a_built_tree_is_replayed_once_before_it_is_written(tmp_path, monkeypatc
 
     monkeypatch.setattr(tree_module, "replay", counted)
     monkeypatch.setattr(tree_file, "replay", counted)
-    monkeypatch.setattr(build_module, "replay", counted)
     out = tmp_path / "t.json"
     assert main(["build", "mastermind:3x4", "--objective", "total", "--quiet",
                  "-o", str(out)]) == 0

@@ -47,12 +47,11 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     when a time limit or a signal ended the search first). ``started``: the time.monotonic() of
     the command's start, from which the time limit counts."""
     from ..formats.tree_file import write_tree
-    from ..search.build import checked
     from ..search.objectives import Search
     from ..search.observer import Observer
     from ..search.request import Request
     from ..search.strategies import height_incumbent
-    from ..tree import Tree
+    from ..tree import Tree, checked
 
     if claim < 1:
         raise ValueError("--height must be at least 1")
@@ -123,12 +122,11 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     most ``height`` and return what was shown about the claim that it is ``claim``."""
     from ..formats.tree_file import write_tree
     from ..objective import cost_value
-    from ..search.build import checked
     from ..search.objectives import Search
     from ..search.observer import Observer
     from ..search.request import Request
     from ..search.strategies import height_incumbent
-    from ..tree import Tree
+    from ..tree import Tree, checked
 
     if height < 1 or claim < 0:
         raise ValueError("--height must be at least 1 and --deepest at least 0")

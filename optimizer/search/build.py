@@ -4,7 +4,7 @@ back checked, replayed once over every secret (``Tree.replayed``, from which it 
 
 from __future__ import annotations
 
-from ..tree import Replay, Tree, replay
+from ..tree import Tree, checked
 from .observer import QUIET, Observer
 from .request import GREEDY_DEFAULT, Request
 from .strategies import CONSISTENT_ONLY, STRATEGIES, grow_tree
@@ -28,17 +28,3 @@ def build(request: Request, observer: Observer = QUIET) -> Tree:
     meta = {"seed": request.seed} if name.startswith("random") else {}
     return checked(Tree(game=request.game, root=root, objective=name, guesses=guesses,
                         optimal=False, meta=meta))
-
-
-def checked(tree: Tree, claim=None, value: int | None = None) -> Tree:
-    """``tree`` replayed once over every secret, the replay kept as ``tree.replayed`` (the file is
-    written from it); RuntimeError for a defect or, when ``claim`` (Replay -> int) is given, a
-    replayed value other than ``value``: a search bug is never written as a result."""
-    replayed: Replay = replay(tree)
-    if replayed.defects:
-        raise RuntimeError("the search built a defective tree: " + "; ".join(replayed.defects))
-    if claim is not None and claim(replayed) != value:
-        raise RuntimeError(f"the search claimed {value} but its tree replays to "
-                           f"{claim(replayed)}")
-    tree.replayed = replayed
-    return tree

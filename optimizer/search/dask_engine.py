@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 
-from .engine import EVERY_JOB, EngineError, Job, _Completions, _cores
+from .handles import EVERY_JOB, Completions, EngineError, Job, cores
 from .jobs import warm_up
 from .solver import KERNELS, NodeSolver, SolverKey
 
@@ -49,7 +49,7 @@ class Dask:
         self._closed = False
         self._lock = threading.Lock()
         self._ids = itertools.count()
-        self._done = _Completions()
+        self._done = Completions()
         self.wait = self._done.wait
         self._session = uuid.uuid4().hex[:8]
         self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
@@ -111,7 +111,7 @@ class Dask:
         each batch once the one before has joined, until the engine is closed: closing then
         waits for one batch's start-up at most, not for every worker's (Dask closes a cluster
         only once the workers it is starting are up)."""
-        step, target = _cores(), 0
+        step, target = cores(), 0
         try:
             while not self._closed:
                 joined = len(client.nthreads())

@@ -28,12 +28,12 @@ import itertools
 import os
 import re
 import threading
-import time
 from concurrent import futures as cf
 
 from ..games import Game
 from ..kernels.table import table_bits
-from .jobs import STOPPED, run_job
+from .handles import EVERY_JOB, Completions, EngineError, Job, cores
+from .jobs import run_job
 from .solver import KERNELS, NodeSolver
 
 # The search is split over the cores (one thread each) only when every first-guess class leaves
@@ -57,59 +57,6 @@ SCHEMES = ("tcp", "tls", "ws", "wss")
 WORKERS_PER_CORE = 4
 WORKER_BYTES = 200 << 20
 TABLE_SLOT_BYTES = 48
-
-
-class EngineError(ValueError):
-    """The engine cannot run as asked (an address Dask cannot take, a cluster that does not
-    answer, more workers than the machine holds): bad input, said in one line (exit status 2),
-    never "the claim is false" (1)."""
-
-
-class Job:
-    """A submitted job: ``result()`` once ``done()``."""
-
-    def __init__(self, job_id, future):
-        self.id, self.future = job_id, future
-
-    def done(self) -> bool:
-        return self.future.done()
-
-    def result(self):
-        value = self.future.result()
-        if isinstance(value, str) and value == STOPPED:
-            raise RuntimeError("the result of a cancelled job was read")
-        return value
-
-
-class _Completions:
-    """Wakes a waiting caller whenever a job finishes (each future calls back on completion), so
-    that waiting costs nothing per job still running. Dask's own wait(FIRST_COMPLETED) watches
-    every future anew at each call: with hundreds of short jobs pending, that cost the parent
-    more than the jobs cost the workers."""
-
-    def __init__(self):
-        self._event = threading.Condition()
-
-    def attach(self, job: Job) -> Job:
-        job.future.add_done_callback(self._notify)
-        return job
-
-    def _notify(self, _future) -> None:
-        with self._event:
-            self._event.notify_all()
-
-    def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
-        """The first of ``jobs`` (in their order) that is done; None after ``timeout``."""
-        end = None if timeout is None else time.monotonic() + timeout
-        with self._event:
-            while True:
-                for job in jobs:
-                    if job.future.done():
-                        return job
-                left = 0.5 if end is None else min(0.5, end - time.monotonic())
-                if left <= 0:
-                    return None
-                self._event.wait(left)  # in slices: a signal is handled within half a second
 
 
 def open_engine(solver: NodeSolver, workers: int | None = None, scheduler: str | None = None,
@@ -170,7 +117,7 @@ def engine_plan(game: Game, workers: int | None = None,
         return 0, scheduler_address(named, SCHEDULER_ENV)
     limit, why = worker_limit(game)
     if workers is None:
-        workers = max(1, min(_cores(), limit))
+        workers = max(1, min(cores(), limit))
     elif workers > max(limit, 1):
         raise EngineError(f"--workers {workers}: this machine holds at most {limit} worker "
                           f"processes for {game.spec} ({why})")
@@ -208,9 +155,9 @@ def worker_limit(game: Game) -> tuple[int, str]:
     core, and no more than the available memory holds at one worker's cost (WORKER_BYTES, the
     answer matrices, two tables). A run past either bound only thrashes or is killed: 24
     workers on 2 cores took 55 s and 3 GB to start."""
-    cores = _cores()
-    limit = WORKERS_PER_CORE * cores
-    why = f"{WORKERS_PER_CORE} per core, {cores} cores"
+    count = cores()
+    limit = WORKERS_PER_CORE * count
+    why = f"{WORKERS_PER_CORE} per core, {count} cores"
     each = (WORKER_BYTES + 3 * game.n_codes * game.n_secrets
             + 2 * TABLE_SLOT_BYTES * (1 << table_bits(game.n_secrets)))
     free = _memory_available()
@@ -219,14 +166,6 @@ def worker_limit(game: Game) -> tuple[int, str]:
         why += f"; {free >> 20} MB of memory available, about {each >> 20} MB a worker"
         limit = max(1, min(limit, held))  # one: this process alone
     return limit, why
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _memory_available() -> int | None:
@@ -269,7 +208,7 @@ class InProcess:
         self._mine = threading.local()
         self._lock = threading.Lock()
         self._ids = itertools.count()
-        self._done = _Completions()
+        self._done = Completions()
         self.wait = self._done.wait
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
@@ -310,13 +249,3 @@ class InProcess:
         for solver in self._every_solver():
             solver.cancel(EVERY_JOB)
         self._threads.shutdown(wait=True, cancel_futures=True)
-
-
-class _EveryJob:
-    """Contains every job id (cancel whatever runs)."""
-
-    def __contains__(self, item) -> bool:
-        return True
-
-
-EVERY_JOB = _EveryJob()

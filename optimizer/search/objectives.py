@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from ..formats.checkpoint import Checkpoint
 from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
-from ..tree import Node, Tree, replay
-from .build import checked
+from ..tree import Node, Tree, checked, replay
 from .engine import open_engine
 from .height import HeightSearch
 from .jobs import class_bound

@@ -1,0 +1,82 @@
+"""What every engine hands back and needs: a job's handle, waiting for the first finished job,
+the error of an engine that cannot run, the cores this process may use. Apart from ``engine.py``
+and ``dask_engine.py`` so that neither imports the other for them."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from .jobs import STOPPED
+
+
+class EngineError(ValueError):
+    """The engine cannot run as asked (an address Dask cannot take, a cluster that does not
+    answer, more workers than the machine holds): bad input, said in one line (exit status 2),
+    never "the claim is false" (1)."""
+
+
+class Job:
+    """A submitted job: ``result()`` once ``done()``."""
+
+    def __init__(self, job_id, future):
+        self.id, self.future = job_id, future
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def result(self):
+        value = self.future.result()
+        if isinstance(value, str) and value == STOPPED:
+            raise RuntimeError("the result of a cancelled job was read")
+        return value
+
+
+class Completions:
+    """Wakes a waiting caller whenever a job finishes (each future calls back on completion), so
+    that waiting costs nothing per job still running. Dask's own wait(FIRST_COMPLETED) watches
+    every future anew at each call: with hundreds of short jobs pending, that cost the parent
+    more than the jobs cost the workers."""
+
+    def __init__(self):
+        self._event = threading.Condition()
+
+    def attach(self, job: Job) -> Job:
+        job.future.add_done_callback(self._notify)
+        return job
+
+    def _notify(self, _future) -> None:
+        with self._event:
+            self._event.notify_all()
+
+    def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
+        """The first of ``jobs`` (in their order) that is done; None after ``timeout``."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._event:
+            while True:
+                for job in jobs:
+                    if job.future.done():
+                        return job
+                left = 0.5 if end is None else min(0.5, end - time.monotonic())
+                if left <= 0:
+                    return None
+                self._event.wait(left)  # in slices: a signal is handled within half a second
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class _EveryJob:
+    """Contains every job id (cancel whatever runs)."""
+
+    def __contains__(self, item) -> bool:
+        return True
+
+
+EVERY_JOB = _EveryJob()
