@@ -65,6 +65,9 @@ def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") 
     bounds = [] if tree.optimal else proven_bounds(tree)
     facts = checkpoint_facts(tree)  # an optimum resting on unchecked facts says so
     note = resting("optimal", facts) if tree.optimal else resting(bound_note(tree), facts)
+    opening = tree.meta.get("opening") if isinstance(tree.meta, dict) else None
+    if isinstance(opening, dict) and opening.get("optimal") is True:
+        note = f"optimal among trees opening with {printable(opening.get('guess'))}"
     if result.defects:
         note = f"DEFECTS: {result.defects[0]}"
     return Row(
