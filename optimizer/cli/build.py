@@ -79,6 +79,12 @@ def run(args: argparse.Namespace) -> Exit:
     )
     if tree.lower_bound is not None and not tree.optimal:
         print(resting(f"proven: {bound_note(tree)}", taken))
+    left = next((v["work_left"] for v in tree.meta.values()
+                 if isinstance(v, dict) and v.get("work_left")), None)
+    if stopped and left:
+        print(f"left: {left['classes']} first-guess classes below the best total, about "
+              f"{left['core_hours']} core-hours at this run's pace "
+              f"({left['seconds_per_class']} s a class)")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} facts about first guesses "
               "settled by earlier runs (claims this run did not check; `moo checkpoint verify` "

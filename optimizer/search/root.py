@@ -30,6 +30,7 @@ class Outcome:
     stopped: bool = False  # a time limit or a signal ended the search
     taken: int = 0  # root classes settled by a checkpoint file, not searched now
     searched: int = 0  # root classes searched now
+    work_left: dict | None = None  # a stopped search: classes left, core-hours at its pace
 
     def effort(self) -> dict:
         """What a tree's ``meta`` records of this search."""
@@ -40,6 +41,8 @@ class Outcome:
         if self.stopped:  # the jobs it stopped ran on other processes: their nodes are unknown
             out["stopped"] = True
             out["nodes_counted"] = "finished jobs only"
+        if self.work_left:
+            out["work_left"] = self.work_left
         return out
 
 

@@ -13,6 +13,7 @@ classes in the order of their one-step bound.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import time
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         board = self.board = _Board(bar, self.shown, proven, best,
                                     out.value if out.root is not None else None)
+        pace = _Pace(sorted(c[0] for c in classes), self.engine.workers)
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
@@ -97,6 +99,7 @@ class TotalSearch(RootSearch):
                     if log is not None:
                         log.record_incumbent(self.cost, depth, value, root)
                 board.settle(max(value, best))
+                board.estimate = pace.update(index, best)
                 if log is not None:
                     log.record_total(self.cost, guess, depth, value, exact=root is not None)
         except (KeyboardInterrupt, TimeoutError):
@@ -110,6 +113,7 @@ class TotalSearch(RootSearch):
         out.lower_bound = min(proven) if proven else int(INF)
         if out.stopped:
             out.lower_bound = min(out.lower_bound, out.value or out.lower_bound)
+            out.work_left = pace.left
             return out
         if out.root is None:
             out.notes.append(f"no tree of height {depth} or less exists")
@@ -332,6 +336,27 @@ class _SplitPart:
         return min(self.bounds, default=int(INF))
 
 
+class _Pace:
+    """An honest estimate of what a least-cost root search has left: the classes whose bound is
+    still below the best cost in hand and that are not settled, times the mean time of a class
+    settled so far by this run (wall seconds x the engine's workers: core-hours). Updated as
+    each class is settled; None until one is."""
+
+    def __init__(self, bounds: list[int], workers: int):
+        self.bounds, self.workers = bounds, max(1, workers)
+        self.start, self.done = time.monotonic(), 0
+        self.left: dict | None = None
+
+    def update(self, index: int, best: int) -> str:
+        self.done += 1
+        classes = max(0, bisect.bisect_left(self.bounds, best) - index - 1)
+        each = (time.monotonic() - self.start) / self.done
+        hours = classes * each * self.workers / 3600
+        self.left = {"classes": classes, "core_hours": round(hours, 2),
+                     "seconds_per_class": round(each, 3)}
+        return f"left {classes} classes, ~{hours:.1f} core-h"
+
+
 class _Board:
     """What a least-cost root search shows beside its bar: the best cost in hand (``value``,
     None: no tree yet), the bound proven on the whole game (the least of the classes' bounds,
@@ -341,6 +366,7 @@ class _Board:
                  value: int | None = None):
         self.bar, self.shown, self.proven = bar, shown, proven
         self.best, self.value, self.index = best, value, 0
+        self.estimate = ""  # what is left (_Pace), once known
 
     def settle(self, lower: int) -> None:
         """The class searched now is shown to cost at least ``lower``."""
@@ -348,8 +374,8 @@ class _Board:
         self.proven[i] = max(self.proven[i], lower)
         bound = min(self.proven[i:] + [self.best])
         if self.value is None:
-            self.bar.set_postfix_str(f"bound {self.shown(bound)}")
+            text = f"bound {self.shown(bound)}"
         else:
             gap = (self.value - bound) / bound if bound else 0.0
-            self.bar.set_postfix_str(f"best {self.shown(self.value)}, bound "
-                                     f"{self.shown(bound)}, gap {100 * gap:.2f}%")
+            text = f"best {self.shown(self.value)}, bound {self.shown(bound)}, gap {100 * gap:.2f}%"
+        self.bar.set_postfix_str(text + (f", {self.estimate}" if self.estimate else ""))
