@@ -261,3 +261,22 @@ def _tree(game, mode, root):
     from optimizer.tree import Tree
 
     return Tree(game=game, root=root, objective="total", guesses=mode)
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("mode", ["any", "hard"])
+def test_a_cluster_solves_a_word_game_of_list_files(mode, cluster, split_everything, tmp_path):
+    """The workers read the game from its spec (the list files), guesses that are no answer and
+    hard mode included."""
+    answers = ["bat", "cat", "hat", "mat", "sat", "tab", "act", "tam"]
+    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+    (tmp_path / "g.txt").write_text("chm\nbts\nmhc\n")
+    game = parse_game(f"words:{tmp_path / 'a.txt'},{tmp_path / 'g.txt'}")
+    height, total, limited = plain_optimum(game, mode)
+    with Search(Request(game, guesses=mode, scheduler=cluster)) as search:
+        assert isinstance(search.engine, Dask)
+        assert search.min_height().value == height
+        out = search.min_total(game.n_secrets)
+        assert out.optimal and out.value == total
+        tree = search.build("height,total")
+    assert tree.optimal and replay(tree).total == limited
