@@ -37,10 +37,7 @@ def _start_cluster(folder: Path, workers: int = 2):
     procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
                                "--no-dashboard", "--scheduler-file", str(info)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    end = time.monotonic() + 60
-    while not info.exists() and time.monotonic() < end:
-        time.sleep(0.1)
-    address = json.loads(info.read_text())["address"]
+    address = _scheduler_address(info, time.monotonic() + 60)
     for _ in range(workers):
         procs.append(subprocess.Popen(
             [str(DASK), "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
@@ -50,6 +47,18 @@ def _start_cluster(folder: Path, workers: int = 2):
     with Client(address, timeout="60s") as client:
         client.wait_for_workers(workers, timeout=120)
     return address, procs
+
+
+def _scheduler_address(info: Path, end: float) -> str:
+    """The address in the scheduler's file, once the file is whole: Dask writes it in place, so
+    it can exist and still be empty or cut short for a moment."""
+    while True:
+        try:
+            return json.loads(info.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            if time.monotonic() >= end:
+                raise
+            time.sleep(0.1)
 
 
 def _stop(procs) -> None:
