@@ -84,9 +84,8 @@ class RootSearch:
     # --- the root ------------------------------------------------------------------------------
     def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
         """Root guesses, one per symmetry class, with their parts (useless guesses dropped)."""
-        classes = root_classes(self.solver)
         if self.opening is None:
-            return classes
+            return root_classes(self.solver)
         # the opening's own parts: it need not be the smallest of its class
         return [(self.opening, self.solver.game.parts(self.opening, self.solver.root()))]
 

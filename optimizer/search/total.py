@@ -71,7 +71,7 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         board = self.board = _Board(bar, self.shown, proven, best,
                                     out.value if out.root is not None else None)
-        pace = _Pace(sorted(c[0] for c in classes), self.engine.workers)
+        pace = _Pace([c[0] for c in classes], self.engine.workers)  # sorted just above
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
