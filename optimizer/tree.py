@@ -224,6 +224,16 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
             + _provenance_defects(tree))
 
 
+def opening_note(tree: Tree) -> tuple[bool, str] | None:
+    """(whether proven, "among trees opening with CODE") of a tree built with --first (a
+    well-formed ``meta.opening``); None for any other tree. What build, verify and compare
+    say of such a tree's claim."""
+    opening = tree.meta.get("opening") if isinstance(tree.meta, dict) else None
+    if not isinstance(opening, dict) or not isinstance(opening.get("optimal"), bool):
+        return None
+    return opening["optimal"], f"among trees opening with {printable(opening.get('guess'))}"
+
+
 def _opening_defects(tree: Tree, result: Replay) -> list[str]:
     """``meta.opening`` (moo build --first): the tree opens with that code, claims no global
     optimum, and its value is not below a lower bound it states."""

@@ -7,7 +7,7 @@ import time
 
 from ..games import parse_game
 from ..games.base import GUESS_MODES
-from ..tree import checkpoint_facts, printable, resting
+from ..tree import checkpoint_facts, opening_note, printable, resting
 from .options import add_search_options, levels, seed
 from .options import seconds as positive_seconds
 from .status import Exit
@@ -67,10 +67,10 @@ def run(args: argparse.Namespace) -> Exit:
     taken = checkpoint_facts(tree)
     label = resting("optimal", taken) if tree.optimal else (
         "stopped early, not proven optimal" if stopped else "not proven optimal")
-    opening = tree.meta.get("opening")
+    opening = opening_note(tree)
     if opening is not None:
-        label = (f"optimal among trees opening with {opening['guess']}" if opening["optimal"]
-                 else f"{label} among trees opening with {opening['guess']}")
+        proven, among = opening
+        label = f"optimal {among}" if proven else f"{label} {among}"
     print(
         f"{game.spec} {tree.objective} ({tree.guesses} guesses, {label}): "
         f"height {stats['height']}, "

@@ -21,7 +21,7 @@ from ..formats.strict_json import loads
 from ..formats.tree_file import tree_from_json
 from ..games import Game, GameError, parse_game
 from ..objective import bound_note, proven_bounds
-from ..tree import Tree, TreeError, checkpoint_facts, printable, replay, resting
+from ..tree import Tree, TreeError, checkpoint_facts, opening_note, printable, replay, resting
 from .status import Exit
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -65,9 +65,9 @@ def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") 
     bounds = [] if tree.optimal else proven_bounds(tree)
     facts = checkpoint_facts(tree)  # an optimum resting on unchecked facts says so
     note = resting("optimal", facts) if tree.optimal else resting(bound_note(tree), facts)
-    opening = tree.meta.get("opening") if isinstance(tree.meta, dict) else None
-    if isinstance(opening, dict) and opening.get("optimal") is True:
-        note = f"optimal among trees opening with {printable(opening.get('guess'))}"
+    opening = opening_note(tree)
+    if opening is not None and opening[0]:
+        note = f"optimal {opening[1]}"
     if result.defects:
         note = f"DEFECTS: {result.defects[0]}"
     return Row(

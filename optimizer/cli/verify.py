@@ -12,6 +12,7 @@ from ..formats.tree_file import TreeFileError, read_tree
 from ..tree import (
     TreeError,
     checkpoint_facts,
+    opening_note,
     printable,
     proof,
     provenance_note,
@@ -91,13 +92,13 @@ def _claim_line(tree, result) -> str:
 
     taken = checkpoint_facts(tree)
     note = f" ({provenance_note(tree)})" if taken else ""
-    opening = tree.meta.get("opening")
+    opening = opening_note(tree)
     if opening is not None:
-        among = f"among trees opening with {printable(opening['guess'])}"
-        if opening["optimal"]:
+        proven, among = opening
+        if proven:
             return (f"optimal {among} ({printable(tree.objective)}): claimed by the search that "
                     "wrote it (a search of one opening; no optimum over every opening)")
-        bound = opening.get("lower_bound")
+        bound = tree.meta["opening"].get("lower_bound")
         return f"not proven optimal {among}" + (f"; lower bound {bound}" if bound else "")
     if tree.optimal:
         return f"optimal ({printable(tree.objective)}): {proof(tree, result)}{note}"
