@@ -223,6 +223,11 @@ class Game:
             self._answers = answers
         return answers
 
+    def answer_ids(self) -> np.ndarray:
+        """The game's feedback ids that the kernels' dense ids 0, 1, ... stand for, in order
+        (answer_matrices); computed when asked (hard mode reads the marks of each)."""
+        return np.flatnonzero(_occurs(self.feedback_matrix(), self.win))
+
     def parts(self, guess: int, candidates: np.ndarray) -> dict[int, np.ndarray]:
         """The candidates (secrets) other than ``guess`` grouped by the feedback ``guess`` gets
         from them, in feedback-id order (the winning block is left out: it is at most the guess
@@ -352,14 +357,20 @@ def transposed(matrix: np.ndarray, block: int = 512) -> np.ndarray:
     return out
 
 
+def _occurs(matrix: np.ndarray, win: int) -> np.ndarray:
+    """occurs[f]: whether feedback id f occurs in ``matrix``, for f up to the largest id that
+    does or the win: the ids the kernels renumber densely, in order (``dense_answers``)."""
+    seen = np.zeros(256, dtype=bool)  # ids are bytes; marking them beats np.bincount 5 times
+    seen[matrix.ravel()] = True
+    return seen[:max(win, int(np.flatnonzero(seen)[-1])) + 1]
+
+
 def dense_answers(matrix: np.ndarray, win: int) -> tuple[np.ndarray, int, int]:
     """(the matrix with its feedback ids renumbered 0..k-1 in their order, the winning id, k):
     the kernels count parts per id, and ids no guess can get cost as much as real ones
     (Mastermind 4x6: 14 answers among 25 ids, Battleship 20 among 64). The kernels answer only
     guesses and values; trees keep the game's own ids."""
-    seen = np.zeros(256, dtype=bool)  # ids are bytes; marking them beats np.bincount 5 times
-    seen[matrix.ravel()] = True
-    occurs = seen[:max(win, int(np.flatnonzero(seen)[-1])) + 1]
+    occurs = _occurs(matrix, win)
     if occurs.all():
         return matrix, win, len(occurs)
     renumber = (np.cumsum(occurs) - 1).astype(matrix.dtype)

@@ -75,9 +75,7 @@ def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
     the game's ids densely, in order), for hard mode; empty otherwise."""
     if guesses != "hard":
         return np.zeros((0, 0), dtype=np.int8)
-    seen = np.bincount(game.feedback_matrix().ravel(), minlength=256) > 0
-    seen[game.win] = True  # as games.base.dense_answers numbers them
-    ids = np.flatnonzero(seen)
+    ids = game.answer_ids()
     assert len(ids) == n_answers, "the kernels' feedback ids are the ids that occur"
     return np.array([game.feedback_counts(int(f)) for f in ids], dtype=np.int8)
 
