@@ -324,20 +324,17 @@ class Search:
             depth += 1
 
     def _tree(self, obj: Objective, out: Outcome, meta: dict) -> Tree:
+        tree = Tree(game=self.game, root=out.root, objective=obj.name, guesses=self.guesses,
+                    optimal=out.optimal, meta=meta)
         if self.opening is not None:  # proven among the trees opening so, not over all trees
             meta["opening"] = {"guess": self.game.format_code(self.opening),
                                "optimal": out.optimal}
             if not out.optimal:
                 meta["opening"]["lower_bound"] = int(out.lower_bound)
-            tree = Tree(game=self.game, root=out.root, objective=obj.name,
-                        guesses=self.guesses, optimal=False, meta=meta)
-            if out.optimal:
-                return checked(tree, lambda replayed: claimed(obj, replayed), out.value)
-            return checked(tree)
-        tree = Tree(game=self.game, root=out.root, objective=obj.name, guesses=self.guesses,
-                    optimal=out.optimal, meta=meta)
-        if not out.optimal:
+            tree.optimal = False
+        elif not out.optimal:
             tree.lower_bound = int(out.lower_bound)
+        if not out.optimal:
             return checked(tree)
         return checked(tree, lambda replayed: claimed(obj, replayed), out.value)
 
