@@ -21,6 +21,18 @@ from optimizer.games import Game
 INFINITY = float("inf")
 
 
+def useful_parts(matrix, g: int, cands: frozenset) -> dict[int, list[int]] | None:
+    """The candidates other than ``g`` by the feedback ``g`` gets from them, or None when ``g``
+    tells nothing apart (one part holding every candidate, ``g`` not among them)."""
+    parts: dict[int, list[int]] = {}
+    for s in cands:
+        if s != g:
+            parts.setdefault(int(matrix[g, s]), []).append(s)
+    if len(parts) == 1 and g not in cands:
+        return None
+    return parts
+
+
 def plain_values(game: Game, guesses: str = "any"):
     """Functions height(cands) and total(cands, depth) over frozensets of secrets (code
     indices below ``game.n_secrets``)."""
@@ -30,13 +42,9 @@ def plain_values(game: Game, guesses: str = "any"):
     def splits(cands: frozenset):
         pool = sorted(cands) if guesses == "consistent" else everything
         for g in pool:
-            parts: dict[int, list[int]] = {}
-            for s in cands:
-                if s != g:
-                    parts.setdefault(int(matrix[g, s]), []).append(s)
-            if len(parts) == 1 and g not in cands:
-                continue  # tells nothing apart
-            yield g, [frozenset(p) for p in parts.values()]
+            parts = useful_parts(matrix, g, cands)
+            if parts is not None:
+                yield g, [frozenset(p) for p in parts.values()]
 
     @cache
     def height(cands: frozenset) -> int:
@@ -76,12 +84,9 @@ def plain_cost(game: Game, guesses: str = "any"):
             return guess_cost + (last_cost if depth == 1 else 0)
         best = INFINITY
         for g in (sorted(cands) if guesses == "consistent" else everything):
-            parts: dict[int, list[int]] = {}
-            for s in cands:
-                if s != g:
-                    parts.setdefault(int(matrix[g, s]), []).append(s)
-            if len(parts) == 1 and g not in cands:
-                continue  # tells nothing apart
+            parts = useful_parts(matrix, g, cands)
+            if parts is None:
+                continue
             here = guess_cost * len(cands)  # the winning candidate, if any, is solved at depth 1
             best = min(best, here + sum(cost(frozenset(p), depth - 1, guess_cost, last_cost)
                                         for p in parts.values()))
@@ -98,12 +103,9 @@ def plain_hard(game: Game):
 
     def splits(cands: frozenset, allowed: frozenset):
         for g in sorted(allowed):
-            parts: dict[int, list[int]] = {}
-            for s in cands:
-                if s != g:
-                    parts.setdefault(int(matrix[g, s]), []).append(s)
-            if len(parts) == 1 and g not in cands:
-                continue  # tells nothing apart
+            parts = useful_parts(matrix, g, cands)
+            if parts is None:
+                continue
             yield [(frozenset(p), frozenset(h for h in allowed if game.keeps_hints(g, f, h)))
                    for f, p in parts.items()]
 
