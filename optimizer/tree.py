@@ -77,15 +77,19 @@ class Replay:
         }
 
 
-def replay(tree: Tree, max_defects: int = 20) -> Replay:
-    """Send every secret through the tree, node by node; list every way it fails."""
+def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
+           hints: tuple = ()) -> Replay:
+    """Send every secret through the tree, node by node; list every way it fails. ``secrets``
+    and ``hints``: a subtree's, the secrets that reach it and the (guess, feedback) pairs above
+    it (a checkpoint's part facts), its depths counted from its own root."""
     game = tree.game
     defects: list[str] = []
     histogram: dict[int, int] = {}
     if tree.guesses == "hard" and not game.has_hard_mode:
         defects.append(f"guesses: 'hard', but {game.spec} has no hard mode (word games do)")
+    everyone = list(range(game.n_secrets)) if secrets is None else list(secrets)
     # (node, secrets that reach it, depth, place, the (guess, feedback) pairs above it)
-    stack = [(tree.root, list(range(game.n_secrets)), 1, "root", ())]
+    stack = [(tree.root, everyone, 1, "root", tuple(hints) if tree.guesses == "hard" else ())]
     while stack and len(defects) < max_defects:
         node, secrets, depth, place, hints = stack.pop()
         if depth > game.n_secrets:
@@ -124,8 +128,8 @@ def replay(tree: Tree, max_defects: int = 20) -> Replay:
                     "this feedback"
                 )
     solved = sum(histogram.values())
-    if solved != game.n_secrets and not defects:
-        defects.append(f"only {solved} of {game.n_secrets} secrets are solved")
+    if solved != len(everyone) and not defects:
+        defects.append(f"only {solved} of {len(everyone)} secrets are solved")
     height, total = height_and_total(histogram)
     return Replay(
         secrets=solved,
@@ -316,8 +320,9 @@ def checkpoint_facts(tree: Tree) -> int:
 
 def _searches_took(meta: dict) -> int:
     """First-guess classes the searches recorded in ``meta`` say they took from a checkpoint."""
-    counts = [meta.get("classes_from_checkpoint")] + [
-        value.get("classes_from_checkpoint") for value in meta.values() if isinstance(value, dict)]
+    keys = ("classes_from_checkpoint", "parts_from_checkpoint")
+    counts = [meta.get(k) for k in keys] + [
+        value.get(k) for value in meta.values() if isinstance(value, dict) for k in keys]
     return sum(count for count in counts if is_int(count) and count > 0)
 
 

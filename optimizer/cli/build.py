@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> Exit:
               f"({left['seconds_per_class']} s a class)")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} facts about first guesses "
-              "settled by earlier runs (claims this run did not check; `moo checkpoint verify` "
-              "re-proves them; the tree's meta.checkpoint_facts records the count)")
+              "and the parts below them settled by earlier runs (claims this run did not "
+              "check; `moo checkpoint verify` re-proves them; the tree's "
+              "meta.checkpoint_facts records the count)")
     return Exit.STOPPED if stopped else Exit.FINISHED
 

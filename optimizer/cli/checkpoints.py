@@ -65,6 +65,17 @@ def show(args) -> Exit:
             value, root = facts.incumbent
             print(f"    best tree: {_shown(cost, value)}, opening "
                   f"{game.format_code(root.guess)}; checked by replay")
+        if facts.parts:
+            exact = sum(1 for e in facts.parts.values() if "exact" in e)
+            classes = len({p[0] for p in facts.parts})
+            print(f"    facts below the first guess: {len(facts.parts)} in {classes} classes not "
+                  f"settled ({exact} exact with their trees, checked by replay; "
+                  f"{len(facts.parts) - exact} lower bounds)")
+        if facts.estimate is not None:
+            left = facts.estimate
+            print(f"    work left when last written: {left['classes']} first-guess classes, "
+                  f"about {left['core_hours']} core-hours ({left['seconds_per_class']} s a "
+                  "class)")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
@@ -92,7 +103,8 @@ def merge(args) -> Exit:
             raise CheckpointError(f"{path}: {exc}") from None
     merged.save(args.output)
     print(f"{args.output}: {len(merged.refuted)} height refutations, "
-          f"{sum(len(f.classes) for f in merged.totals.values())} total facts from "
+          f"{sum(len(f.classes) for f in merged.totals.values())} total facts, "
+          f"{sum(len(f.parts) for f in merged.totals.values())} below the first guess, from "
           f"{len(args.files)} files")
     return Exit.FINISHED
 
@@ -110,6 +122,7 @@ def verify(args) -> Exit:
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
     for (cost, depth), facts in sorted(log.totals.items()):
         claims += [(cost, g, depth, e) for g, e in sorted(facts.classes.items())]
+        claims += [(("part", cost), p, depth, e) for p, e in sorted(facts.parts.items())]
     request = Request(game, guesses=log.guesses, time_limit=args.time_limit,
                       started=args.started, workers=args.workers, scheduler=args.scheduler)
     request.check_engine()  # bad settings are refused in any case
@@ -126,7 +139,10 @@ def verify(args) -> Exit:
         for kind, guess, depth, entry in bar:
             if search.deadline is not None and time.monotonic() >= search.deadline:
                 break
-            holds, text = search.check_claim(kind, guess, depth, entry)
+            if isinstance(kind, tuple):
+                holds, text = search.check_part(kind[1], guess, depth, entry)
+            else:
+                holds, text = search.check_claim(kind, guess, depth, entry)
             if holds is None:
                 break  # stopped: the claim was not decided
             checked += 1

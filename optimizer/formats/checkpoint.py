@@ -14,6 +14,14 @@ about the trees that open with one guess (one per root symmetry class):
 - ``total[DEPTH].incumbent = {"value": v, "root": NODE}``: the best tree found within DEPTH
   (a node of the public tree format); it is replayed over every secret when loaded, so its value
   is checked, not taken.
+- ``total[DEPTH].parts``: facts below the first guess, each keyed by the path (guess,
+  feedback, guess, ...) that leads to it: the least total of the secrets there within what is
+  left of DEPTH, ``{"exact": v, "tree": NODE}`` (the tree replayed when loaded) or
+  ``{"at_least": v}``; a path ending with a guess is about the strategies there that open with
+  it. A root search records each part of a class it settles and each guess of a split part, so
+  a run stopped within a class keeps what it finished; the class's facts are dropped once the
+  class itself is settled.
+- ``total[DEPTH].estimate``: the work left, as the last run measured it (not a fact).
 - ``deepest`` and ``deep``: the same for the other least costs (kernels.bundles.COSTS):
   2^22 x (secrets solved with DEPTH guesses) + total, and that count alone.
 
@@ -29,6 +37,7 @@ lock are in ``checkpoint_io``; the facts, and sharing them between runs, here.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -44,6 +53,7 @@ from .checkpoint_io import (
     TotalFacts,
     identity,
     locked,
+    path_text,
     read_facts,
     read_json,
 )
@@ -53,6 +63,8 @@ from .tree_file import node_to_json
 
 class Checkpoint:
     """The facts of one file (``path`` None: in memory only, for merging)."""
+
+    save_every = 2.0  # seconds: part facts come faster than a file is worth rewriting
 
     def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True):
         self.path = Path(path) if path is not None else None
@@ -65,6 +77,8 @@ class Checkpoint:
         self._base: dict = {}
         self.unsaved: str | None = None  # why the last write of the file failed (None: it did not)
         self._said: set[str] = set()
+        self._dirty = False  # facts recorded since the last save
+        self._saved_at = time.monotonic()
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         if load and self.path is not None and self.path.exists():
             self._seen = identity(self.path)  # before reading: a later change is not missed
@@ -150,6 +164,8 @@ class Checkpoint:
         facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
         if lookahead and not exact:
             facts.classes[guess]["lookahead"] = int(lookahead)
+        if exact or not lookahead:  # settled: a lookahead bound below the best is not
+            self.drop_parts(cost, depth, (guess,))
         self._keep()
 
     def _correct(self, fact: str, found: str) -> None:
@@ -176,6 +192,54 @@ class Checkpoint:
             facts.incumbent = (int(value), root)
             self._keep()
 
+    def part_fact(self, cost: str, depth: int, path: tuple[int, ...]) -> dict | None:
+        """What the file says of the part (or the part's opening) ``path`` leads to, within
+        ``depth`` for the whole game: {"exact": v, "tree": node}, {"at_least": v} or None."""
+        facts = self.totals.get((cost, depth))
+        return facts.parts.get(tuple(path)) if facts is not None else None
+
+    def record_part(self, cost: str, depth: int, path: tuple[int, ...], value: int,
+                    tree: Node | None) -> None:
+        """A part settled below the root: exactly ``value`` with ``tree``, or at least ``value``
+        (``tree`` None). Saved with the next class fact or ``flush`` (several a second come from
+        a split part), unless no part was saved for ``save_every`` seconds."""
+        facts = self.totals.setdefault((cost, depth), TotalFacts())
+        path = tuple(int(x) for x in path)
+        old = facts.parts.get(path)
+        if tree is None and old is not None and old.get("exact", old.get("at_least")) >= value:
+            return
+        if old is not None and "exact" in old and tree is not None:
+            return
+        facts.parts[path] = {"exact": int(value), "tree": tree} if tree is not None else {
+            "at_least": int(value)}
+        if len(path) % 2 == 0:  # a whole part: its openings' facts are in it
+            self.drop_parts(cost, depth, path)
+        self._dirty = True
+        if time.monotonic() - self._saved_at >= self.save_every:
+            self._keep()
+
+    def drop_parts(self, cost: str, depth: int, prefix: tuple[int, ...]) -> None:
+        """Forget the part facts below ``prefix`` (itself excluded): a settled fact above them
+        says all they did."""
+        facts = self.totals.get((cost, depth))
+        if facts is None:
+            return
+        n = len(prefix)
+        gone = [p for p in facts.parts if len(p) > n and p[:n] == tuple(prefix)]
+        for path in gone:
+            del facts.parts[path]
+        self._dirty = self._dirty or bool(gone)
+
+    def record_estimate(self, cost: str, depth: int, estimate: dict) -> None:
+        """The work left, as this run measures it; written with the next save."""
+        self.totals.setdefault((cost, depth), TotalFacts()).estimate = dict(estimate)
+        self._dirty = True
+
+    def flush(self) -> None:
+        """Save what is recorded and not yet written (part facts, the estimate)."""
+        if self._dirty:
+            self._keep()
+
     # --- merging -------------------------------------------------------------------------------
     def merge(self, other: Checkpoint) -> None:
         """Add ``other``'s facts; CheckpointError where the two contradict each other."""
@@ -192,14 +256,21 @@ class Checkpoint:
             if facts.incumbent is not None and (
                     mine.incumbent is None or facts.incumbent[0] < mine.incumbent[0]):
                 mine.incumbent = facts.incumbent
+            for path, entry in facts.parts.items():
+                mine.parts[path] = self._union(path, key, mine.parts.get(path), entry)
+            if facts.estimate is not None:
+                mine.estimate = facts.estimate
+        self._settled_parts()
         self.check()
 
-    def _union(self, guess: int, key: tuple[str, int], a: dict | None, b: dict) -> dict:
+    def _union(self, guess: int | tuple, key: tuple[str, int], a: dict | None, b: dict) -> dict:
+        """The union of two facts on one class (``guess``) or part (a path)."""
         if a is None:
             return b
-        code = self.game.format_code(guess)
+        code = (self.game.format_code(guess) if isinstance(guess, int)
+                else "/".join(path_text(self.game, guess)))
         depth = f"{key[1]} ({key[0]})"
-        if "exact" in a and "exact" in b and a != b:
+        if "exact" in a and "exact" in b and a["exact"] != b["exact"]:
             raise CheckpointError(f"contradiction: {code} within {depth}: exact {a['exact']} "
                                   f"and exact {b['exact']}")
         exact = a if "exact" in a else b if "exact" in b else None
@@ -211,6 +282,13 @@ class Checkpoint:
             return exact
         return a if (a["at_least"], a.get("lookahead", 0)) >= (b["at_least"],
                                                                  b.get("lookahead", 0)) else b
+
+    def _settled_parts(self) -> None:
+        """Drop the part facts of settled classes (a merge may bring both)."""
+        for (cost, depth), facts in self.totals.items():
+            for guess, entry in facts.classes.items():
+                if "lookahead" not in entry:
+                    self.drop_parts(cost, depth, (guess,))
 
     def check(self) -> None:
         """Facts that contradict each other: a class's least total above a tree that opens with
@@ -248,9 +326,22 @@ class Checkpoint:
             if facts.incumbent is not None:
                 entry["incumbent"] = {"value": facts.incumbent[0],
                                       "root": node_to_json(self.game, facts.incumbent[1])}
+            if facts.parts:
+                entry["parts"] = [self._part_json(path, fact)
+                                  for path, fact in sorted(facts.parts.items())]
+            if facts.estimate is not None:
+                entry["estimate"] = facts.estimate
             data.setdefault(cost, {})[str(depth)] = entry
         data.setdefault("total", {})
         return data
+
+    def _part_json(self, path: tuple[int, ...], fact: dict) -> dict:
+        out: dict = {"path": path_text(self.game, path)}
+        if "exact" in fact:
+            out.update(exact=fact["exact"], tree=node_to_json(self.game, fact["tree"]))
+        else:
+            out["at_least"] = fact["at_least"]
+        return out
 
     def save(self, path: str | Path | None = None) -> None:
         """Write the facts. To this checkpoint's own file (``path`` None): under the file's
@@ -267,6 +358,7 @@ class Checkpoint:
             write_atomic(self.path, self._payload())
             self._seen = identity(self.path)
             self._base = self._facts()
+        self._dirty, self._saved_at = False, time.monotonic()
 
     def _payload(self) -> bytes:
         return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2)
@@ -298,12 +390,16 @@ class Checkpoint:
     # --- sharing one file between runs ---------------------------------------------------------
     def _facts(self) -> dict:
         """Every fact under one key: ("height", guess) -> entry, (cost, depth, guess) -> entry,
-        (cost, depth, None) -> the incumbent."""
+        (cost, depth, path) -> a part's entry, (cost, depth, None) -> the incumbent,
+        (cost, depth, "estimate") -> the estimate."""
         facts: dict = {("height", g): e for g, e in self.refuted.items()}
         for (cost, depth), known in self.totals.items():
             facts.update({(cost, depth, g): e for g, e in known.classes.items()})
+            facts.update({(cost, depth, p): e for p, e in known.parts.items()})
             if known.incumbent is not None:
                 facts[(cost, depth, None)] = known.incumbent
+            if known.estimate is not None:
+                facts[(cost, depth, "estimate")] = known.estimate
         return facts
 
     def _set_facts(self, facts: dict) -> None:
@@ -316,6 +412,10 @@ class Checkpoint:
             known = self.totals.setdefault(key[:2], TotalFacts())
             if key[2] is None:
                 known.incumbent = value
+            elif key[2] == "estimate":
+                known.estimate = value
+            elif isinstance(key[2], tuple):
+                known.parts[key[2]] = value
             else:
                 known.classes[key[2]] = value
 
@@ -345,6 +445,7 @@ class Checkpoint:
             if value is not None:
                 merged[key] = value
         self._set_facts(merged)
+        self._settled_parts()
         try:
             self.check()
         except CheckpointError as exc:
@@ -359,6 +460,8 @@ class Checkpoint:
             return theirs if theirs["height"] > mine["height"] else mine
         if key[2] is None:
             return theirs if theirs[0] < mine[0] else mine
+        if key[2] == "estimate":
+            return mine  # this run's own measure, the newer one
         try:
             return self._union(key[2], key[:2], mine, theirs)
         except CheckpointError as exc:
@@ -375,4 +478,7 @@ def _same(a, b) -> bool:
     """One fact, as far as merging is concerned (incumbents: the same value; None: none)."""
     if isinstance(a, tuple) and isinstance(b, tuple):
         return a[0] == b[0]
+    if isinstance(a, dict) and isinstance(b, dict) and "tree" in a:  # a part's: its value
+        return {k: v for k, v in a.items() if k != "tree"} == {
+            k: v for k, v in b.items() if k != "tree"}
     return a == b

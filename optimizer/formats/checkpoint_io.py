@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from ..games import Game, GameError
@@ -30,6 +31,13 @@ MEANING = {
                      "guess is 'exact', or at least 'at_least' (shown by the lookahead bound "
                      "that many levels deep when 'lookahead' is given)",
     "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
+    "total.parts": "facts below the first guess, each about the secrets that 'path' (guess, "
+                   "feedback, guess, ...) leads to: their least total within DEPTH guesses in "
+                   "all (after a feedback: of every strategy for them; after a guess: of the "
+                   "strategies for them opening with it) is 'exact', 'tree' one that achieves "
+                   "it (checked by replay on load), or at least 'at_least'",
+    "total.estimate": "the work left when it was written: first-guess classes not settled whose "
+                      "bound is below the best tree, and core-hours at that run's pace",
     "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
     "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
 }
@@ -47,6 +55,28 @@ class TotalFacts:
 
     classes: dict[int, dict] = field(default_factory=dict)  # guess -> {"exact"|"at_least": v}
     incumbent: tuple[int, Node] | None = None  # (total, root) of the best tree found
+    # path (guess, feedback id, guess, ...) -> {"exact": v, "tree": Node} | {"at_least": v}
+    parts: dict[tuple[int, ...], dict] = field(default_factory=dict)
+    estimate: dict | None = None  # the work left, as the last run to write it measured it
+
+
+def part_place(game: Game, path: tuple[int, ...], depth: int) -> tuple[np.ndarray, int, tuple]:
+    """(the secrets a part fact's ``path`` leads to, the guesses left to them within ``depth``,
+    the (guess, feedback) pairs above them); ValueError for a path no secret follows. A path
+    ending with a guess is about the strategies for the part before it that open with it."""
+    secrets = np.arange(game.n_secrets, dtype=np.int32)  # as the kernels take candidates
+    pairs = tuple(zip(path[0::2], path[1::2], strict=False))
+    for guess, fid in pairs:
+        secrets = game.parts(guess, secrets).get(fid)
+        if secrets is None:
+            raise ValueError(f"no secret gets {game.format_feedback(fid)} from "
+                             f"{game.format_code(guess)} there")
+    return secrets, depth - len(pairs), pairs
+
+
+def path_text(game: Game, path: tuple[int, ...]) -> list[str]:
+    """A part fact's path in the file's notation: codes and feedback keys in turn."""
+    return [game.format_feedback(x) if i % 2 else game.format_code(x) for i, x in enumerate(path)]
 
 
 def read_facts(path: Path, game: Game, guesses: str) -> tuple[dict[int, dict],
@@ -118,8 +148,8 @@ class _Reader:
         if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
             raise CheckpointError(f"{where}: a depth limit is a positive whole number")
         facts = _object(facts, where)
-        if set(facts) - {"classes", "incumbent"}:
-            raise CheckpointError(f"{where}: keys are classes, incumbent")
+        if set(facts) - {"classes", "incumbent", "parts", "estimate"}:
+            raise CheckpointError(f"{where}: keys are classes, incumbent, parts, estimate")
         known = self.totals.setdefault((cost, int(text)), TotalFacts())
         for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
             guess = self._code(code, f"{where}.classes")
@@ -139,6 +169,66 @@ class _Reader:
         if "incumbent" in facts:
             known.incumbent = self._incumbent(cost, facts["incumbent"], int(text),
                                               f"{where}.incumbent")
+        raw = facts.get("parts", [])
+        if not isinstance(raw, list):
+            raise CheckpointError(f"{where}.parts: must be a JSON list")
+        for i, entry in enumerate(raw):
+            path, fact = self._part(cost, int(text), entry, f"{where}.parts[{i}]")
+            if path in known.parts:
+                raise CheckpointError(f"{where}.parts[{i}]: a second fact on one path")
+            known.parts[path] = fact
+        if "estimate" in facts:
+            known.estimate = _estimate(facts["estimate"], f"{where}.estimate")
+
+    def _part(self, cost: str, depth: int, raw, where: str) -> tuple[tuple[int, ...], dict]:
+        """One part fact: its path and {"exact": v, "tree": node} or {"at_least": v}; an exact
+        value is the replayed cost of its tree over the part's secrets."""
+        raw = _object(raw, where)
+        kinds = set(raw) & {"exact", "at_least"}
+        if len(kinds) != 1 or set(raw) != {"path", *kinds, *({"tree"} if "exact" in raw else ())}:
+            raise CheckpointError(f"{where}: keys are path and at_least, or path, exact, tree")
+        texts = raw["path"]
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise CheckpointError(f"{where}.path: a list of codes and feedback keys in turn")
+        path = []
+        for i, text in enumerate(texts):
+            if i % 2:
+                try:
+                    fid = self.game.parse_feedback(text)
+                except GameError as exc:
+                    raise CheckpointError(f"{where}.path[{i}]: {exc}") from None
+                if fid == self.game.win:
+                    raise CheckpointError(f"{where}.path[{i}]: the winning feedback ends a path")
+                path.append(fid)
+            else:
+                path.append(self._code(text, f"{where}.path"))
+        path = tuple(path)
+        try:
+            secrets, left, pairs = part_place(self.game, path, depth)
+        except ValueError as exc:
+            raise CheckpointError(f"{where}.path: {exc}") from None
+        if left < 1:
+            raise CheckpointError(f"{where}.path: no guess is left within {depth}")
+        kind = kinds.pop()
+        value = _count(raw[kind], f"{where}.{kind}", 0 if cost == "deep" else len(secrets))
+        if kind == "at_least":
+            return path, {"at_least": value}
+        try:
+            node = node_from_json(self.game, raw["tree"], "tree", where)
+        except TreeError as exc:
+            raise CheckpointError(str(exc)) from None
+        if len(path) % 2 and node.guess != path[-1]:
+            raise CheckpointError(f"{where}.tree: opens with {self.game.format_code(node.guess)}"
+                                  f", the path says {self.game.format_code(path[-1])}")
+        result = replay(Tree(self.game, node, "total", self.guesses), secrets=list(secrets),
+                        hints=pairs)
+        if result.defects:
+            raise CheckpointError(f"{where}.tree: does not replay: {result.defects[0]}")
+        if cost_value(cost, left, result) != value or result.height > left:
+            raise CheckpointError(f"{where}: says {cost} {value} within {left} more guesses, a "
+                                  f"replay gives {cost_value(cost, left, result)} and height "
+                                  f"{result.height}")
+        return path, {"exact": value, "tree": node}
 
     def _incumbent(self, cost: str, raw, depth: int, where: str) -> tuple[int, Node]:
         raw = _object(raw, where)
@@ -166,6 +256,19 @@ class _Reader:
             raise CheckpointError(f"{where}[{text!r}]: write codes as "
                                   f"{self.game.format_code(guess)!r}")
         return guess
+
+
+def _estimate(raw, where: str) -> dict:
+    raw = _object(raw, where)
+    keys = {"classes", "core_hours", "seconds_per_class"}
+    if set(raw) != keys:
+        raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))}")
+    _count(raw["classes"], f"{where}.classes", 0)
+    for key in ("core_hours", "seconds_per_class"):
+        value = raw[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise CheckpointError(f"{where}.{key}: a number >= 0")
+    return raw
 
 
 def identity(path: Path) -> tuple | None:

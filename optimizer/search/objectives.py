@@ -12,12 +12,13 @@ import time
 from dataclasses import dataclass, field
 
 from ..formats.checkpoint import Checkpoint
+from ..formats.checkpoint_io import part_place, path_text
 from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
 from ..tree import Node, Tree, checked, replay
 from .engine import open_engine
 from .height import HeightSearch
-from .jobs import class_bound
+from .jobs import class_bound, total_guess, total_part
 from .observer import QUIET, Observer
 from .request import Request
 from .rollout import improve
@@ -120,7 +121,7 @@ class Search:
             bound = int(s.bounds.LB[s.branches, self.game.n_secrets, min(depth, DCAP)])
             upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.observer)
         out = self.total_search(cost).min_total(depth, upper, incumbent)
-        self.facts_taken += out.taken
+        self.facts_taken += out.taken + out.parts_taken
         return out
 
     def fewest_deepest(self, depth: int, start: Node,
@@ -174,6 +175,34 @@ class Search:
         if "exact" in entry:
             return root is not None and value == claimed, text
         return root is None, text
+
+    def check_part(self, cost: str, path: tuple, depth: int, entry: dict) -> tuple:
+        """check_claim for a fact below the root: the part ``path`` leads to (or its trees
+        opening with the guess that ends ``path``) searched again with the claim as cut-off."""
+        secrets, left, _ = part_place(self.game, path, depth)
+        claimed = entry.get("exact", entry.get("at_least"))
+        text = (f"{'/'.join(path_text(self.game, path))} within {depth}: least {cost} "
+                + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
+        ceiling = claimed + 1 if "exact" in entry else claimed
+        above = [int(g) for g in path[0::2]]
+        if len(path) % 2 == 0:
+            job = self.engine.submit(total_part, secrets, left, ceiling, above, cost)
+        else:
+            job = self.engine.submit(total_guess, secrets, int(path[-1]), left, ceiling,
+                                     self.solver.branches, above[:-1], cost)
+        try:
+            left_time = None if self.deadline is None else max(
+                0.0, self.deadline - time.monotonic())
+            if self.engine.wait([job], left_time) is None:
+                self.engine.cancel([job])
+                return None, ""
+        except KeyboardInterrupt:
+            self.engine.cancel([job])
+            return None, ""
+        value, tree = job.result()[:2]
+        if "exact" in entry:
+            return tree is not None and value == claimed, text
+        return tree is None, text
 
     # --- objectives ----------------------------------------------------------------------------
     def build(self, objective: str | None = None) -> Tree:

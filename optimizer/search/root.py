@@ -29,6 +29,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     stopped: bool = False  # a time limit or a signal ended the search
     taken: int = 0  # root classes settled by a checkpoint file, not searched now
+    parts_taken: int = 0  # facts below the root taken from a checkpoint file
     searched: int = 0  # root classes searched now
     work_left: dict | None = None  # a stopped search: classes left, core-hours at its pace
 
@@ -38,6 +39,8 @@ class Outcome:
                "classes_searched": self.searched}
         if self.taken:
             out["classes_from_checkpoint"] = self.taken
+        if self.parts_taken:
+            out["parts_from_checkpoint"] = self.parts_taken
         if self.stopped:  # the jobs it stopped ran on other processes: their nodes are unknown
             out["stopped"] = True
             out["nodes_counted"] = "finished jobs only"

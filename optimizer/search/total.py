@@ -36,13 +36,14 @@ class TotalSearch(RootSearch):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.taken: set[int] = set()  # classes whose facts came from the checkpoint
+        self.parts_taken = 0  # facts below the root taken from it
         self.board = _Board(self.bar, self.shown, [0])  # what min_total shows beside its bar
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
         """Least cost within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
         start, counted = time.monotonic(), self.nodes
-        self.taken = set()
+        self.taken, self.parts_taken = set(), 0
         classes = self.first_classes(depth)
         log = self.checkpoint
         if log is not None:
@@ -101,15 +102,18 @@ class TotalSearch(RootSearch):
                 board.settle(max(value, best))
                 board.estimate = pace.update(index, best)
                 if log is not None:
+                    log.record_estimate(self.cost, depth, pace.left)
                     log.record_total(self.cost, guess, depth, value, exact=root is not None)
         except (KeyboardInterrupt, TimeoutError):
             out.stopped = True
             out.notes.append(STOPPED_EARLY)
         finally:
             bar.close()
+            if log is not None:
+                log.flush()
         out.nodes = self.nodes - counted
         out.seconds = time.monotonic() - start
-        out.taken = len(self.taken)
+        out.taken, out.parts_taken = len(self.taken), self.parts_taken
         out.lower_bound = min(proven) if proven else int(INF)
         if out.stopped:
             out.lower_bound = min(out.lower_bound, out.value or out.lower_bound)
@@ -240,8 +244,10 @@ class TotalSearch(RootSearch):
     def class_total(self, guess: int, parts: dict, depth: int, best: int):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
         (a lower bound, None). Each part is a job with a cut-off from ``best`` and the other
-        parts' bounds; the largest part may be split into one job per guess. Its progress goes
-        to ``self.board``, the root search's."""
+        parts' bounds; the largest part may be split into one job per guess. Parts (and a split
+        part's guesses) settled by earlier runs are taken from the checkpoint, and each one
+        settled now is recorded there. Its progress goes to ``self.board``, the root
+        search's."""
         s, bar, board = self.solver, self.bar, self.board
         bounds, _ = s.cost(self.cost)
         n = bounds.guess_cost * s.game.n_secrets  # the root guess, once for every secret
@@ -250,37 +256,52 @@ class TotalSearch(RootSearch):
         if not order:  # the only code: solved by the first guess
             return n + bounds.last_cost * (depth == 1), Node(guess)
         lbs = {fid: int(bounds.LB[s.branches, len(p), dc]) for fid, p in order}
+        subtrees = self._known_parts(guess, order, depth, lbs)
+        if n + sum(lbs.values()) >= best:
+            bar.update(len(order))
+            return n + sum(lbs.values()), None
+        todo = [(fid, part) for fid, part in order if fid not in subtrees]
+        bar.update(len(order) - len(todo))
         split = None
-        fid, part = order[0]
-        if depth >= 3 and len(part) > 2 and self.splits(part):
+        if todo and depth >= 3 and len(todo[0][1]) > 2 and self.splits(todo[0][1]):
+            fid, part = todo[0]
             ranked, branching, _ = s.rank_total(part, depth - 1, [guess], cost=self.cost)
             lbs[fid] = max(lbs[fid], ranked[0][0] if ranked else int(INF))
             if n + sum(lbs.values()) >= best:
-                bar.update(len(order))
+                bar.update(len(todo))
                 return n + sum(lbs.values()), None
             split = _SplitPart(fid, part, branching, ranked,
                                best - n - (sum(lbs.values()) - lbs[fid]))
+            self._known_openings(split, guess, depth)
         jobs = {}  # job -> feedback id of its part
         if split is not None:
             jobs.update(dict.fromkeys(self._feed(split, depth - 1, [guess]), split.fid))
-        for fid, part in order:
+        for fid, part in todo:
             if split is None or fid != split.fid:
                 beta = best - n - (sum(lbs.values()) - lbs[fid])
                 jobs[self.submit(total_part, part, depth - 1, beta, [guess], self.cost)] = fid
-        subtrees = {}
         pending = list(jobs)
+        settled = []  # (fid, value, tree) of parts to settle
+        if split is not None and not split.running:  # settled from the checkpoint alone
+            settled.append((split.fid, split.lower_bound(), split.tree))
         try:
-            for job in self.finished(pending):
-                value, tree, _, _ = self.result(job)
-                fid = jobs[job]
-                if split is not None and fid == split.fid:
-                    split.record(job, value, tree)
-                    more = self._feed(split, depth - 1, [guess])
-                    jobs.update(dict.fromkeys(more, fid))
-                    pending.extend(more)
-                    if split.running:
-                        continue
-                    value, tree = split.lower_bound(), split.tree
+            while settled or pending:
+                if not settled:
+                    job = next(self.finished(pending))
+                    value, tree = self.result(job)[:2]
+                    fid = jobs[job]
+                    if split is not None and fid == split.fid:
+                        split.record(job, value, tree)
+                        self._record(depth, (guess, fid, split.last), value, tree)
+                        more = self._feed(split, depth - 1, [guess])
+                        jobs.update(dict.fromkeys(more, fid))
+                        pending.extend(more)
+                        if split.running:
+                            continue
+                        value, tree = split.lower_bound(), split.tree
+                    settled.append((fid, value, tree))
+                fid, value, tree = settled.pop()
+                self._record(depth, (guess, fid), value, tree)
                 bar.update(1)
                 lbs[fid] = value  # exact, or a lower bound when cut
                 board.settle(n + sum(lbs.values()))
@@ -292,6 +313,50 @@ class TotalSearch(RootSearch):
             self.cancel(pending)
         return n + sum(lbs.values()), Node(guess, {fid: subtrees[fid] for fid, _ in order})
 
+    def _known_parts(self, guess: int, order: list, depth: int, lbs: dict) -> dict:
+        """The subtrees of the parts the checkpoint settles exactly (their values put in
+        ``lbs``, as are its bounds on the others)."""
+        log, subtrees = self.checkpoint, {}
+        if log is None:
+            return subtrees
+        for fid, _ in order:
+            fact = log.part_fact(self.cost, depth, (guess, fid))
+            if fact is None:
+                continue
+            self.parts_taken += 1
+            if "exact" in fact:
+                lbs[fid], subtrees[fid] = fact["exact"], fact["tree"]
+            else:
+                lbs[fid] = max(lbs[fid], fact["at_least"])
+        return subtrees
+
+    def _known_openings(self, split: _SplitPart, guess: int, depth: int) -> None:
+        """A split part's guesses the checkpoint settles: the best exact one becomes the tree to
+        beat, and a guess whose bound reaches the cut-off is not searched again."""
+        log = self.checkpoint
+        if log is None:
+            return
+        exact = {}
+        for _, second in split.queue:
+            fact = log.part_fact(self.cost, depth, (guess, split.fid, second))
+            if fact is None:
+                continue
+            self.parts_taken += 1
+            if "exact" in fact:
+                exact[second] = fact
+            else:
+                split.known[second] = fact["at_least"]
+        for fact in exact.values():
+            if fact["exact"] < split.beta:
+                split.beta, split.tree = fact["exact"], fact["tree"]
+            else:
+                split.bounds.append(fact["exact"])
+        split.queue = [(b, g) for b, g in split.queue if g not in exact]
+
+    def _record(self, depth: int, path: tuple, value: int, tree: Node | None) -> None:
+        if self.checkpoint is not None:
+            self.checkpoint.record_part(self.cost, depth, path, value, tree)
+
     def _feed(self, split: _SplitPart, depth: int, path: list[int]) -> list:
         """Submit the split part's next guesses, up to one per worker."""
         new = []
@@ -301,10 +366,14 @@ class TotalSearch(RootSearch):
                 split.bounds.append(bound)
                 split.queue.clear()
                 break
+            if split.known.get(second, 0) >= split.beta:  # an earlier run's bound cuts it
+                split.bounds.append(split.known[second])
+                split.queue.pop(0)
+                continue
             split.queue.pop(0)
             job = self.submit(total_guess, split.part, second, depth, split.beta,
                               split.branching, path, self.cost)
-            split.running.append(job)
+            split.running[job] = second
             new.append(job)
         return new
 
@@ -320,10 +389,12 @@ class _SplitPart:
     beta: int  # the least total found so far (exact once ``tree`` is set), else the cut-off
     tree: Node | None = None
     bounds: list = field(default_factory=list)  # lower bounds of the guesses that did not win
-    running: list = field(default_factory=list)
+    running: dict = field(default_factory=dict)  # job -> its guess
+    known: dict = field(default_factory=dict)  # guess -> its value or bound from a checkpoint
+    last: int = -1  # the guess of the job recorded last
 
     def record(self, job, value: int, tree: Node | None) -> None:
-        self.running.remove(job)
+        self.last = self.running.pop(job)
         if tree is not None and value < self.beta:
             self.beta, self.tree = value, tree
         else:

@@ -1,0 +1,200 @@
+"""Checkpoint facts below the root: every part (and split part's opening) a stopped search records
+holds by the plain search, a run resumed from them finishes with the plain optimum, and the file
+keeps, merges and re-proves them."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from oracle import plain_optimum, plain_values, useful_parts
+
+from optimizer.cli import main as moo
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.formats.checkpoint_io import CheckpointError, part_place
+from optimizer.games import parse_game
+from optimizer.search.engine import InProcess
+from optimizer.search.root import RootSearch
+from optimizer.search.solver import NodeSolver
+from optimizer.search.total import TotalSearch
+from optimizer.tree import Tree, replay
+
+GAMES = [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"), ("battleship:2x4x2", "any"),
+         ("mastermind:3x3", "consistent")]
+
+
+def _search(game, mode, path, threads=2) -> TotalSearch:
+    solver = NodeSolver(game, mode, table_bits=14)
+    solver.warm_up(("total",))
+    return TotalSearch(solver, InProcess(solver, threads=threads),
+                       checkpoint=Checkpoint(path, game, mode))
+
+
+@pytest.fixture
+def split_everything(monkeypatch):
+    """Every part of three candidates or more runs guess by guess: the openings' facts too."""
+    monkeypatch.setattr(RootSearch, "split_size", 3)
+
+
+def _stop_after(monkeypatch, results: int) -> None:
+    """The search stops (its time limit) after ``results`` finished jobs."""
+    real = RootSearch.finished
+    seen = [0]
+
+    def finished(self, pending):
+        for job in real(self, pending):
+            if seen[0] >= results:
+                raise TimeoutError
+            seen[0] += 1
+            yield job
+
+    monkeypatch.setattr(RootSearch, "finished", finished)
+
+
+def _true_value(game, mode, path: tuple, depth: int) -> int:
+    """The least total of what a part fact is about, by the plain search."""
+    _, total = plain_values(game, mode)
+    secrets, left, _ = part_place(game, path, depth)
+    part = frozenset(int(s) for s in secrets)
+    if len(path) % 2 == 0:
+        return total(part, left)
+    parts = useful_parts(game.feedback_matrix(), path[-1], part)
+    return len(part) + sum(total(frozenset(p), left - 1) for p in parts.values())
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+@pytest.mark.parametrize("stop", [1, 3, 6, 10])
+def test_part_facts_hold_and_a_resumed_run_finds_the_optimum(spec, mode, stop, tmp_path,
+                                                            monkeypatch, split_everything):
+    game = parse_game(spec)
+    height, total, limited = plain_optimum(game, mode)
+    for depth, expected in ((game.n_codes, total), (height, limited)):
+        path = tmp_path / f"cp{depth}.json"
+        with monkeypatch.context() as patch:
+            _stop_after(patch, stop)
+            search = _search(game, mode, path)
+            first = search.min_total(depth)
+            search.engine.close()
+        log = Checkpoint(path, game, mode)  # read back: every tree replays (checkpoint_io)
+        facts = log.totals.get(("total", depth))
+        for part, fact in (facts.parts.items() if facts else ()):
+            true = _true_value(game, mode, part, depth)
+            if "exact" in fact:
+                assert fact["exact"] == true, part
+            else:
+                assert fact["at_least"] <= true, part
+        search = _search(game, mode, path)
+        out = search.min_total(depth)
+        search.engine.close()
+        assert out.optimal and out.value == expected, (depth, first.stopped)
+        assert replay(Tree(game, out.root, "total", mode)).total == expected
+        assert not Checkpoint(path, game, mode).totals["total", depth].parts  # all settled
+
+
+def test_a_run_stopped_inside_a_class_keeps_its_parts(tmp_path, monkeypatch, split_everything):
+    """Bulls and Cows 3 of 6 is one first-guess class: a stopped run keeps its parts, and the
+    next run takes them and searches fewer nodes than a fresh one."""
+    game = parse_game("bulls-cows:3x6")
+    fresh_path, path = tmp_path / "fresh.json", tmp_path / "cp.json"
+    search = _search(game, "any", fresh_path)
+    fresh = search.min_total(game.n_codes)
+    search.engine.close()
+    with monkeypatch.context() as patch:
+        _stop_after(patch, 4)
+        search = _search(game, "any", path)
+        assert search.min_total(game.n_codes).stopped
+        search.engine.close()
+    kept = Checkpoint(path, game, "any").totals["total", game.n_codes].parts
+    assert len(kept) >= 4 and all(p[0] == fresh.root.guess for p in kept)
+    search = _search(game, "any", path)
+    resumed = search.min_total(game.n_codes)
+    search.engine.close()
+    assert resumed.optimal and resumed.value == fresh.value
+    assert resumed.parts_taken >= 4 and resumed.nodes < fresh.nodes
+    assert resumed.effort()["parts_from_checkpoint"] == resumed.parts_taken
+
+
+def _stopped_file(tmp_path, monkeypatch, name="cp.json", stop=5):
+    game = parse_game("bulls-cows:3x6")
+    path = tmp_path / name
+    with monkeypatch.context() as patch:
+        patch.setattr(RootSearch, "split_size", 3)
+        _stop_after(patch, stop)
+        search = _search(game, "any", path)
+        search.min_total(game.n_codes)
+        search.engine.close()
+    return game, path
+
+
+def test_part_facts_are_shown_merged_and_re_proved(tmp_path, monkeypatch, capsys):
+    game, a = _stopped_file(tmp_path, monkeypatch, "a.json", 3)
+    _, b = _stopped_file(tmp_path, monkeypatch, "b.json", 7)
+    assert moo(["checkpoint", "show", str(b)]) == 0
+    assert "facts below the first guess" in capsys.readouterr().out
+    out = tmp_path / "c.json"
+    assert moo(["checkpoint", "merge", str(a), str(b), "-o", str(out)]) == 0
+    merged = Checkpoint(out, game, "any").totals["total", game.n_codes].parts
+    for path in (a, b):
+        assert set(Checkpoint(path, game, "any").totals["total", game.n_codes].parts) <= set(
+            merged)
+    assert moo(["checkpoint", "verify", str(out), "--workers", "1", "--quiet"]) == 0
+    assert "OK: every claim checked holds" in capsys.readouterr().out
+    data = orjson.loads(out.read_bytes())
+    entry = data["total"][str(game.n_codes)]["parts"][0]
+    kind = "exact" if "exact" in entry else "at_least"
+    if kind == "exact":  # a false exact value with its true tree is refused when read
+        entry["exact"] += 1
+        out.write_bytes(orjson.dumps(data))
+        with pytest.raises(CheckpointError, match="a replay gives"):
+            Checkpoint(out, game, "any")
+        entry["exact"] -= 1
+        entry.pop("tree")
+        entry["at_least"] = entry.pop("exact")
+    entry["at_least"] += 1000  # more than is true: verify names it
+    out.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "verify", str(out), "--workers", "1", "--quiet"]) == 1
+    assert "does not hold" in capsys.readouterr().out
+
+
+def test_merge_refuses_contradicting_part_facts(tmp_path, monkeypatch):
+    game, a = _stopped_file(tmp_path, monkeypatch, "a.json", 5)
+    data = orjson.loads(a.read_bytes())
+    entry = next(e for e in data["total"][str(game.n_codes)]["parts"] if "exact" in e)
+    bad = dict(entry)
+    bad.pop("tree")
+    bad.pop("exact")
+    bad["at_least"] = entry["exact"] + 1
+    data["total"][str(game.n_codes)]["parts"] = [bad]
+    b = tmp_path / "b.json"
+    b.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "merge", str(a), str(b), "-o", str(tmp_path / "c.json")]) == 2
+    assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda e: e.update(path=["0123", "1 0"]), "0123"),
+    (lambda e: e.update(path=["012", "3 0"]), "winning feedback"),
+    (lambda e: e.update(path=["012", "0 9"]), "feedback"),
+    (lambda e: e.update(path=7), "a list of codes"),
+    (lambda e: e.update(extra=1), "keys are"),
+    (lambda e: e.update(tree={"guess": "345", "next": {}}), "does not replay|opens with"),
+])
+def test_a_bad_part_fact_is_a_clear_error(tmp_path, monkeypatch, change, message):
+    game, path = _stopped_file(tmp_path, monkeypatch, stop=5)
+    data = orjson.loads(path.read_bytes())
+    entry = next(e for e in data["total"][str(game.n_codes)]["parts"] if "exact" in e)
+    data["total"][str(game.n_codes)]["parts"] = [entry]
+    change(entry)
+    path.write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match=message):
+        Checkpoint(path, game, "any")
+
+
+def test_the_estimate_is_written_and_read(tmp_path):
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    search = _search(game, "any", path, threads=1)
+    search.min_total(game.n_codes)
+    search.engine.close()
+    estimate = Checkpoint(path, game, "any").totals["total", game.n_codes].estimate
+    assert estimate is not None and estimate["classes"] == 0
+    assert set(estimate) == {"classes", "core_hours", "seconds_per_class"}
