@@ -107,3 +107,29 @@ def test_prove_deepest(capsys, plain):
     assert f"with {fewest} secrets at depth {height}" in out and "PROVEN" in out
     assert moo(argv + ["--deepest", str(fewest + 1)]) == 1
     assert f"CLAIM FAILS: the fewest is {fewest}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+def test_the_floor_from_the_least_height_holds_for_every_class(spec, mode, plain):
+    """Once the least height is proven to be the depth limit, every first-guess class's bound on
+    the count at the last level is at least one, and never above the plain search's value."""
+    from optimizer.search.engine import InProcess
+    from optimizer.search.total import TotalSearch
+
+    game = parse_game(spec)
+    height, cost = plain(spec, mode)
+    solver = NodeSolver(game, mode, table_bits=12)
+    search = TotalSearch(solver, InProcess(solver))
+    search.least_height = height
+    for kind in ("deep", "deepest"):
+        search.cost = kind
+        guess_cost, last_cost = B.COSTS[kind]
+        values = []
+        for bound, _, parts in search.first_classes(height):
+            true = guess_cost * game.n_secrets + sum(
+                cost(frozenset(int(s) for s in p), height - 1, guess_cost, last_cost)
+                for p in parts.values())
+            assert last_cost <= bound <= true
+            values.append(true)
+        assert min(values) == cost(frozenset(range(game.n_codes)), height, guess_cost,
+                                   last_cost)

@@ -69,6 +69,7 @@ class Search:
         # this run (a first-guess class refuted at a height, or its least cost bounded or
         # settled): what the claims of the trees it writes rest on besides its own search.
         self.facts_taken = 0
+        self.least_height = 0  # the game's least height, once a search here proved it
 
     def __enter__(self) -> Search:
         return self
@@ -97,12 +98,15 @@ class Search:
         search = TotalSearch(self.solver, self.engine, self.deadline, self.observer,
                              self.checkpoint, self.opening)
         search.cost, search.lookahead = cost, self.lookahead
+        search.least_height = self.least_height
         return search
 
     def min_height(self, incumbent=(None, None)) -> Outcome:
         self.ready(("height",))
         out = self.height_search().min_height(incumbent)
         self.facts_taken += out.taken
+        if out.optimal:
+            self.least_height = out.value
         return out
 
     def min_total(self, depth: int, upper: int | None = None, incumbent: Node | None = None,

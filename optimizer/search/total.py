@@ -32,6 +32,7 @@ class TotalSearch(RootSearch):
 
     cost = "total"
     lookahead = 0  # levels of the lookahead bound raised at the root before the search
+    least_height = 0  # the game's least height, when proven (0: not known)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -154,10 +155,15 @@ class TotalSearch(RootSearch):
         s = self.solver
         bounds, _ = s.cost(self.cost)
         dc = min(depth - 1, DCAP)
+        # When no tree is shorter than the depth limit, every tree within it solves a secret at
+        # that level: the counts of the deepest level ("deep", "deepest") are at least one.
+        floor = bounds.last_cost if self.least_height >= depth else 0
         classes = []
         for guess, parts in self.root_classes():
             bound = bounds.guess_cost * s.game.n_secrets + sum(
                 int(bounds.LB[s.branches, len(p), dc]) for p in parts.values())
+            if bound < floor:
+                bound += floor
             if bound < INF:
                 classes.append((bound, guess, parts))
         return classes
