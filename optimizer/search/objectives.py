@@ -206,7 +206,7 @@ class Search:
         value, tree = job.result()[:2]
         if "exact" in entry:
             return tree is not None and value == claimed, text
-        return tree is None, text
+        return value >= claimed, text
 
     # --- objectives ----------------------------------------------------------------------------
     def build(self, objective: str | None = None) -> Tree:
