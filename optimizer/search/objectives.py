@@ -173,7 +173,7 @@ class Search:
             return None, ""
         if "exact" in entry:
             return root is not None and value == claimed, text
-        return root is None, text
+        return root is None or value >= claimed, text  # a tree found may cost that much too
 
     # --- objectives ----------------------------------------------------------------------------
     def build(self, objective: str | None = None) -> Tree:
