@@ -4,9 +4,17 @@ each other)."""
 from __future__ import annotations
 
 import errno
+import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+DASK = Path(sys.executable).with_name("dask")
 
 # Markup and script for every free text field of a tree file: none of it may run or show as markup.
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">&amp;'
@@ -49,3 +57,54 @@ class HalfWriter:
         self.handle.write(data[: len(data) // 2])
         self.handle.flush()
         raise OSError(errno.ENOSPC, "No space left on device")
+
+
+# --- a real Dask cluster: a `dask scheduler` and `dask worker` processes on 127.0.0.1 -----------
+def start_cluster(folder: Path, workers: int = 2):
+    """A scheduler on a free port of 127.0.0.1 and ``workers`` single-threaded workers, each
+    its own process (no nanny, so that killing one loses it for good). The workers import this
+    checkout's code (``ROOT`` first on their path), whatever the environment has installed.
+    Returns (the scheduler's address, [scheduler, worker, ...] processes)."""
+    info = folder / "scheduler.json"
+    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--no-dashboard", "--scheduler-file", str(info)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        address = scheduler_address(info, time.monotonic() + 60)
+        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+        for _ in range(workers):
+            procs.append(subprocess.Popen(
+                [str(DASK), "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
+                cwd=ROOT, env={**os.environ, "PYTHONPATH": path},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=120)
+    except BaseException:
+        stop_processes(procs)
+        raise
+    return address, procs
+
+
+def scheduler_address(info: Path, end: float) -> str:
+    """The address in the scheduler's file, once the file is whole: Dask writes it in place, so
+    it can exist and still be empty or cut short for a moment."""
+    while True:
+        try:
+            return json.loads(info.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            if time.monotonic() >= end:
+                raise
+            time.sleep(0.1)
+
+
+def stop_processes(procs) -> None:
+    """Terminate the processes, last started first (workers before their scheduler)."""
+    for proc in reversed(procs):
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -4,7 +4,6 @@ that never outlive the command that started them."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, start_cluster, stop_processes
 from oracle import plain_optimum
 
 from optimizer.games import parse_game
@@ -26,56 +26,12 @@ from optimizer.search.root import RootSearch
 from optimizer.search.solver import NodeSolver
 from optimizer.tree import replay
 
-ROOT = Path(__file__).resolve().parent.parent
-DASK = Path(sys.executable).with_name("dask")
-
-
-def _start_cluster(folder: Path, workers: int = 2):
-    """A scheduler on a free port of 127.0.0.1 and ``workers`` single-threaded workers, each
-    its own process (no nanny, so that killing one loses it for good)."""
-    info = folder / "scheduler.json"
-    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                               "--no-dashboard", "--scheduler-file", str(info)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    address = _scheduler_address(info, time.monotonic() + 60)
-    for _ in range(workers):
-        procs.append(subprocess.Popen(
-            [str(DASK), "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    from distributed import Client
-
-    with Client(address, timeout="60s") as client:
-        client.wait_for_workers(workers, timeout=120)
-    return address, procs
-
-
-def _scheduler_address(info: Path, end: float) -> str:
-    """The address in the scheduler's file, once the file is whole: Dask writes it in place, so
-    it can exist and still be empty or cut short for a moment."""
-    while True:
-        try:
-            return json.loads(info.read_text())["address"]
-        except (OSError, ValueError, KeyError):
-            if time.monotonic() >= end:
-                raise
-            time.sleep(0.1)
-
-
-def _stop(procs) -> None:
-    for proc in reversed(procs):
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    address, procs = _start_cluster(tmp_path_factory.mktemp("dask"))
+    address, procs = start_cluster(tmp_path_factory.mktemp("dask"))
     yield address
-    _stop(procs)
+    stop_processes(procs)
 
 
 @pytest.fixture
@@ -172,7 +128,7 @@ def test_the_screened_height_search_takes_classes_in_order(cluster, split_everyt
 def test_a_lost_worker_does_not_change_the_answer(tmp_path):
     """One of two workers is killed while the search runs: its jobs go to the other one and the
     least total is still the right one."""
-    address, procs = _start_cluster(tmp_path)
+    address, procs = start_cluster(tmp_path)
     try:
         game = parse_game("moo:10,11,12")
         with Search(Request(game, scheduler=address)) as search:
@@ -184,7 +140,7 @@ def test_a_lost_worker_does_not_change_the_answer(tmp_path):
         assert procs[1].poll() is not None  # the worker was killed during the search
         assert out.optimal and out.value == 5283
     finally:
-        _stop(procs)
+        stop_processes(procs)
 
 
 def _workers_of(pid: int) -> list[int]:

@@ -178,7 +178,7 @@ class Search:
             return None, ""
         if "exact" in entry:
             return root is not None and value == claimed, text
-        return root is None, text
+        return root is None or value >= claimed, text  # a tree found may cost that much too
 
     def check_part(self, cost: str, path: tuple, depth: int, entry: dict) -> tuple:
         """check_claim for a fact below the root: the part ``path`` leads to (or its trees
