@@ -278,3 +278,21 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert f"does not hold: {code} within 27" in capsys.readouterr().out
     assert moo(["checkpoint", "show", str(path)]) == 0
     assert "best tree: 73, opening" in capsys.readouterr().out
+
+
+def test_a_true_lookahead_bound_above_a_cold_recount_still_holds(tmp_path, capsys):
+    """A lookahead claim a warm worker proved (its table held tighter values than a fresh
+    solver's recount) is decided by the exact search when the recount falls short."""
+    game = parse_game(TOTAL_SPEC)
+    path = tmp_path / "cp.json"
+    build(Request(game, "total", workers=1, checkpoint=str(path)))
+    data = orjson.loads(path.read_bytes())
+    code = next(iter(data["total"]["27"]["classes"]))
+    true = _opening_values(TOTAL_SPEC, game.parse_code(code), 27)[1]
+    data["total"]["27"]["classes"] = {code: {"at_least": true, "lookahead": 1}}
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 0
+    data["total"]["27"]["classes"] = {code: {"at_least": true + 1, "lookahead": 1}}
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 1
+    assert "does not hold" in capsys.readouterr().out

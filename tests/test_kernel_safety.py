@@ -204,3 +204,18 @@ def test_the_kernel_run_checks_bounds(request):
             _past_the_end(np.zeros(3), 3)
     elif not os.environ.get("NUMBA_CACHE_DIR"):
         assert not folder.endswith("boundscheck")
+
+
+def test_a_part_without_its_path_is_refused_not_overrun():
+    """A part below the root searched with no path once read past the symmetry arrays (a
+    double free on mastermind:3x4); the solver now refuses it with a clear error."""
+    from optimizer.search.solver import NodeSolver
+
+    game = parse_game("mastermind:3x4")
+    solver = NodeSolver(game, "any", table_bits=10)
+    part = max(game.parts(0, solver.root()).values(), key=len)
+    with pytest.raises(ValueError, match="needs the guesses that led to it"):
+        solver.min_total(part, 10)
+    with pytest.raises(ValueError, match="needs the guesses that led to it"):
+        solver.feasible(part, 4)
+    assert solver.min_total(part, 10, path=[0])[0] > len(part)

@@ -171,7 +171,10 @@ class Search:
                 if self.engine.wait([job], left) is None:
                     self.engine.cancel([job])
                     return None, ""
-                return job.result()[0] >= claimed, text
+                if job.result()[0] >= claimed:
+                    return True, text
+                # The run that wrote it may have had a tighter bound: its worker's table held
+                # values from earlier searches. The exact search decides.
             ceiling = claimed + 1 if "exact" in entry else claimed
             value, root = self.total_search(kind).class_total(guess, parts, depth, ceiling)
         except (TimeoutError, KeyboardInterrupt):

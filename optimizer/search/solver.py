@@ -151,7 +151,13 @@ class NodeSolver:
             clear(table)
 
     # --- one node ------------------------------------------------------------------------------
-    def _path(self, path) -> np.ndarray:
+    def _path(self, path, cands: np.ndarray | None = None) -> np.ndarray:
+        """The guesses that led to ``cands``, as the kernels take them. The kernels' symmetry
+        and hard-mode rules read the node from them: a part below the root with no path is
+        refused here while symmetry is on (its rule would index past the kernels' arrays)."""
+        if (cands is not None and len(path) == 0 and len(cands) != self.game.n_secrets
+                and self.run.opts & OPT_SYMMETRY):
+            raise ValueError("a part below the root needs the guesses that led to it (path)")
         arr = np.zeros(self.game.n_codes + 2, dtype=np.int32)
         arr[: len(path)] = path
         return arr
@@ -163,9 +169,9 @@ class NodeSolver:
                  only=None) -> int:
         """A guess that solves ``cands`` within ``depth`` guesses, or -1 when none does.
         ``only``: try just these guesses (a slice of ``rank_height``'s, ``bmax`` its branching)."""
+        bmax = self.branches if bmax is None else bmax
         ok = feasible(self.problem, self.orbits, self.bounds, self.height_table, self.run,
-                      cands, depth, self.branches if bmax is None else bmax, self._path(path),
-                      len(path), self._only(only))
+                      cands, depth, bmax, self._path(path, cands), len(path), self._only(only))
         return int(self.run.out[0]) if ok else -1
 
     def cost(self, cost: str):
@@ -185,7 +191,7 @@ class NodeSolver:
         bounds, table = self.cost(cost)
         value = min_total(self.problem, self.orbits, bounds, table, self.run,
                           cands, depth, beta, self.branches if bmax is None else bmax,
-                          self._path(path), len(path), self._only(only))
+                          self._path(path, cands), len(path), self._only(only))
         return int(value), int(self.run.out[0])
 
     def lookahead(self, cands: np.ndarray, depth: int, levels: int, beta: int = int(INF),
@@ -195,12 +201,12 @@ class NodeSolver:
         bounds, table = self.cost(cost)
         return int(lookahead(self.problem, self.orbits, bounds, table, self.run, cands, depth,
                              levels, beta, self.branches if bmax is None else bmax,
-                             self._path(path), len(path)))
+                             self._path(path, cands), len(path)))
 
     def rank_height(self, cands: np.ndarray, depth: int, path=()) -> tuple[list[int], int]:
         """(the node's guesses in the height search's order, the node's branching)."""
         ranked, _, branching, _ = rank_height(self.problem, self.orbits, self.bounds, self.run,
-                                              cands, depth, self.branches, self._path(path),
+                                              cands, depth, self.branches, self._path(path, cands),
                                               len(path))
         return [int(g) for g in ranked], int(branching)
 
@@ -214,7 +220,7 @@ class NodeSolver:
         lb0 = int(bounds.LB[self.branches, len(cands), min(depth, DCAP)])
         ranked, bound, _, _, branching, complete, solved = rank_total(
             self.problem, self.orbits, bounds, self.run, cands, depth, beta, self.branches,
-            lb0, self._path(path), len(path))
+            lb0, self._path(path, cands), len(path))
         return ([(int(b), int(g)) for b, g in zip(bound, ranked, strict=True)], int(branching),
                 bool(complete) or solved >= 0)
 
