@@ -296,3 +296,25 @@ def test_a_true_lookahead_bound_above_a_cold_recount_still_holds(tmp_path, capsy
     path.write_bytes(orjson.dumps(data))
     assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 1
     assert "does not hold" in capsys.readouterr().out
+
+
+def test_a_tree_joins_a_checkpoint_as_the_tree_to_beat(tmp_path, capsys):
+    """`moo checkpoint merge` takes tree files too: a tree found elsewhere becomes the best tree
+    within its height, and a search from the merged file starts from it."""
+    game = parse_game(TOTAL_SPEC)
+    ckpt, tree_file = tmp_path / "a.json", tmp_path / "tree.json"
+    prove_height(TOTAL_SPEC, 4, workers=1, progress=False, checkpoint=str(ckpt))
+    assert moo(["build", TOTAL_SPEC, "--objective", "total", "--workers", "1", "--quiet",
+                "-o", str(tree_file)]) == 0
+    merged = tmp_path / "c.json"
+    assert moo(["checkpoint", "merge", str(ckpt), str(tree_file), "-o", str(merged)]) == 0
+    result = replay(read_tree(tree_file))
+    log = Checkpoint(merged, game, "any")
+    assert log.totals["total", result.height].incumbent[0] == result.total == 73
+    again = build(Request(game, "total", workers=1, checkpoint=str(merged)))
+    assert again.optimal and replay(again).total == 73
+    other = tmp_path / "other.json"
+    assert moo(["build", "mastermind:2x3", "--objective", "total", "--workers", "1", "--quiet",
+                "-o", str(other)]) == 0
+    assert moo(["checkpoint", "merge", str(ckpt), str(other), "-o", str(tmp_path / "d.json")]) == 2
+    assert "cannot join" in capsys.readouterr().err

@@ -2,7 +2,9 @@
 
 - ``show FILE``: what the file claims, per objective.
 - ``merge A B ... -o C``: the union of the facts of runs on several machines; facts that
-  contradict each other are an error (nothing is written).
+  contradict each other are an error (nothing is written). A tree file among them (of the same
+  game and guess mode) is a tree found elsewhere, e.g. by ``--first``: it becomes the best tree
+  within its height when it beats the one there, so a shared search starts from it.
 - ``verify FILE [--sample K] [--seed S]``: re-prove the claims (all, or K drawn at random) with
   this program's own exhaustive search and name any that does not hold.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 
 from .options import add_search_options, seed, whole_number
 from .status import Exit
@@ -20,7 +23,8 @@ def configure(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     show = sub.add_parser("show", help="what a checkpoint file claims")
     show.add_argument("file")
-    merge = sub.add_parser("merge", help="the union of several files' facts")
+    merge = sub.add_parser("merge", help="the union of several files' facts (tree files too: "
+                                         "a better tree to start from)")
     merge.add_argument("files", nargs="+", metavar="FILE")
     merge.add_argument("-o", "--output", required=True, help="the merged file to write")
     verify = sub.add_parser("verify", help="re-prove a file's claims by exhaustive search")
@@ -90,15 +94,30 @@ def _shown(cost: str, value: int) -> str:
     return str(value)
 
 
+def _is_tree(path: str) -> bool:
+    """Whether a file names the tree format (a tree to add) rather than a checkpoint's."""
+    from ..formats.checkpoint_io import read_json
+    from ..formats.tree_file import FORMAT
+
+    return read_json(Path(path)).get("format") == FORMAT
+
+
 def merge(args) -> Exit:
     from ..formats.checkpoint import Checkpoint
     from ..formats.checkpoint_io import CheckpointError
+    from ..formats.tree_file import read_tree
 
-    logs = [Checkpoint.read(path) for path in args.files]
-    merged = Checkpoint(None, logs[0].game, logs[0].guesses)
-    for path, log in zip(args.files, logs, strict=True):
+    logs = {path: Checkpoint.read(path) for path in args.files if not _is_tree(path)}
+    if not logs:
+        raise CheckpointError("merge: give at least one checkpoint file (tree files join one)")
+    first = next(iter(logs.values()))
+    merged = Checkpoint(None, first.game, first.guesses)
+    for path in args.files:
         try:
-            merged.merge(log)
+            if path in logs:
+                merged.merge(logs[path])
+            else:
+                merged.add_tree(read_tree(path))
         except CheckpointError as exc:
             raise CheckpointError(f"{path}: {exc}") from None
     merged.save(args.output)

@@ -240,6 +240,18 @@ class Checkpoint:
         if self._dirty:
             self._keep()
 
+    def add_tree(self, tree: Tree) -> None:
+        """A tree found elsewhere (``moo checkpoint merge`` of a tree file): the best total
+        within its height when it beats the file's (replayed here, its value checked)."""
+        if (tree.game.spec, tree.guesses) != (self.game.spec, self.guesses):
+            raise CheckpointError(f"a tree of {tree.game.spec} ({tree.guesses} guesses) cannot "
+                                  f"join {self.game.spec} ({self.guesses})")
+        result = replay(tree)
+        if result.defects:
+            raise CheckpointError(f"the tree does not replay: {result.defects[0]}")
+        self.record_incumbent("total", result.height, result.total, tree.root)
+        self.check()
+
     # --- merging -------------------------------------------------------------------------------
     def merge(self, other: Checkpoint) -> None:
         """Add ``other``'s facts; CheckpointError where the two contradict each other."""
