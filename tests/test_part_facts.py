@@ -198,3 +198,24 @@ def test_the_estimate_is_written_and_read(tmp_path):
     estimate = Checkpoint(path, game, "any").totals["total", game.n_codes].estimate
     assert estimate is not None and estimate["classes"] == 0
     assert set(estimate) == {"classes", "core_hours", "seconds_per_class"}
+
+
+def test_a_stopped_run_reports_the_bounds_its_checkpoint_proves(tmp_path, monkeypatch):
+    """The classes start from the checkpoint's bounds, not their counting bounds: a run stopped
+    before any job ends reports the least of them (once it reported the counting bound)."""
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    search = _search(game, "any", path, threads=1)
+    optimum = search.min_total(game.n_codes).value
+    search.engine.close()
+    data = orjson.loads(path.read_bytes())
+    del data["total"][str(game.n_codes)]["incumbent"]  # nothing to cut the classes against
+    path.write_bytes(orjson.dumps(data))
+    known = min(e.get("exact", e.get("at_least"))
+                for e in data["total"][str(game.n_codes)]["classes"].values())
+    with monkeypatch.context() as patch:
+        _stop_after(patch, 0)
+        search = _search(game, "any", path, threads=1)
+        out = search.min_total(game.n_codes)
+        search.engine.close()
+    assert out.stopped and out.lower_bound == known == optimum

@@ -51,6 +51,7 @@ class TotalSearch(RootSearch):
             upper, incumbent = log.better_incumbent(self.cost, depth, upper, incumbent)
             if incumbent is not None:
                 log.record_incumbent(self.cost, depth, upper, incumbent)
+            classes = self._known_bounds(classes, depth)
         # A tree in hand need only be beaten; a value without one must be reached (ties count).
         best = int(INF) if upper is None else upper if incumbent is not None else upper + 1
         out = Outcome(upper or 0, incumbent, False, 0)
@@ -124,6 +125,17 @@ class TotalSearch(RootSearch):
             out.notes.append(f"no tree of height {depth} or less exists")
             return out
         out.optimal, out.lower_bound = True, out.value
+        return out
+
+    def _known_bounds(self, classes: list, depth: int) -> list:
+        """The classes with their bounds raised to what the checkpoint proves of them: the
+        order they are searched in, and the bound a stopped run reports, start from there."""
+        out = []
+        for bound, guess, parts in classes:
+            known = self.checkpoint.total_lower_bound(self.cost, guess, depth)
+            if known > bound:
+                self.taken.add(guess)
+            out.append((max(bound, known), guess, parts))
         return out
 
     def whole_game(self) -> bool:
