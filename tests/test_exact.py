@@ -310,11 +310,11 @@ def test_build_tree_keeps_the_greedy_incumbents_apart(monkeypatch):
 def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace(monkeypatch):
     """A least-cost root search's estimate: the classes after the one just settled whose bound is
     below the best cost in hand, at this run's mean seconds a class times its workers."""
-    from optimizer.search import total as total_module
+    from optimizer.search import progress
 
     clock = iter([0.0, 10.0, 30.0])
-    monkeypatch.setattr(total_module.time, "monotonic", lambda: next(clock))
-    pace = total_module._Pace([5, 6, 7, 9, 12], workers=2)
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    pace = progress.Pace([5, 6, 7, 9, 12], workers=2)
     assert pace.update(0, best=10) == "left 3 classes, ~0.0 core-h"
     assert pace.left == {"classes": 3, "core_hours": round(3 * 10 * 2 / 3600, 2),
                          "seconds_per_class": 10.0}

@@ -1,37 +1,22 @@
-"""Checkpoint files: facts about root classes that long searches record as they go, so that a
-search stopped for any reason (a time limit, a signal, a lost machine) goes on where it was, on
-this machine or another, and runs on several machines can be merged.
+"""Checkpoint files: what long searches settle as they go (docs/checkpoint-format.md has every
+fact), so that a search stopped for any reason (a time limit, a signal, a lost machine) goes on
+where it was, on this machine or another, and runs on several machines can be merged.
 
 A checkpoint is a list of claims, not a proof: a run that takes a fact from a file says so (and
-so does the tree it writes), and ``moo checkpoint verify`` re-proves any of them. The facts, each
-about the trees that open with one guess (one per root symmetry class):
+so does the tree it writes), and ``moo checkpoint verify`` re-proves any of them. The facts:
+refuted heights of first guesses; per cost and depth limit, each first-guess class's exact least
+cost or a bound (``lookahead``: the level of the lookahead bound that proved it), the best tree
+(replayed when loaded, so its value is checked), facts below the first guess (``parts``, keyed
+by the path of guesses and answers that leads to them: an exact value with its subtree, replayed
+when loaded, or a bound; dropped once their class is settled), and the estimate of the work left
+(not a fact).
 
-- ``height.refuted[CODE] = {"height": h}``: no such tree solves every secret within h guesses.
-- ``total[DEPTH].classes[CODE] = {"exact": v}``: their least total within DEPTH guesses is v;
-  ``{"at_least": v}``: it is at least v (a cut-off against the incumbent proved it);
-  ``{"at_least": v, "lookahead": k}``: the lookahead bound k levels deep proved it
-  (kernels.lookahead), and a later run goes on from level k.
-- ``total[DEPTH].incumbent = {"value": v, "root": NODE}``: the best tree found within DEPTH
-  (a node of the public tree format); it is replayed over every secret when loaded, so its value
-  is checked, not taken.
-- ``total[DEPTH].parts``: facts below the first guess, each keyed by the path (guess,
-  feedback, guess, ...) that leads to it: the least total of the secrets there within what is
-  left of DEPTH, ``{"exact": v, "tree": NODE}`` (the tree replayed when loaded) or
-  ``{"at_least": v}``; a path ending with a guess is about the strategies there that open with
-  it. A root search records each part of a class it settles and each guess of a split part, so
-  a run stopped within a class keeps what it finished; the class's facts are dropped once the
-  class itself is settled.
-- ``total[DEPTH].estimate``: the work left, as the last run measured it (not a fact).
-- ``deepest`` and ``deep``: the same for the other least costs (kernels.bundles.COSTS):
-  2^22 x (secrets solved with DEPTH guesses) + total, and that count alone.
-
-The file is rewritten atomically after every settled class. Several runs may share one file:
-each write holds a lock (a hidden ``.NAME.lock`` next to the file, removed after), re-reads the
-file when another run has written it since, and merges that run's new facts with its own, so no
-run erases another's facts. A write that fails (a full disk, a folder made read-only) is said
-in one line; the run goes on with its facts in memory and still writes its tree. Version 1 files
-(height refutations only, ``moo-height-checkpoint``) are read as well. Reading a file and its
-lock are in ``checkpoint_io``; the facts, and sharing them between runs, here.
+The file is rewritten atomically with every settled class (part facts: at most every
+``save_every`` seconds, and at the end). Several runs may share one file: each write holds a lock
+(``.NAME.lock`` beside it), re-reads the file when another run has written it since, and merges
+that run's new facts with its own (``facts.three_way``), so no run erases another's. A write that
+fails (a full disk, a folder made read-only) is said in one line; the run goes on with its facts
+in memory and still writes its tree. Reading a file and its lock are in ``checkpoint_io``.
 """
 
 from __future__ import annotations
@@ -46,19 +31,16 @@ from ..games import Game, GameError
 from ..games.base import GUESS_MODES
 from ..tree import Node, Tree, printable, replay
 from .checkpoint_io import (
-    FORMAT,
-    MEANING,
-    VERSION,
     CheckpointError,
-    TotalFacts,
+    facts_json,
     identity,
     locked,
     path_text,
     read_facts,
     read_json,
 )
+from .facts import TotalFacts, flatten, three_way, unflatten
 from .files import write_atomic
-from .tree_file import node_to_json
 
 
 class Checkpoint:
@@ -204,31 +186,17 @@ class Checkpoint:
         (``tree`` None). Saved with the next class fact or ``flush`` (several a second come from
         a split part), unless no part was saved for ``save_every`` seconds."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
-        path = tuple(int(x) for x in path)
-        old = facts.parts.get(path)
-        if tree is None and old is not None and old.get("exact", old.get("at_least")) >= value:
+        if not facts.set_part(tuple(int(x) for x in path), value, tree):
             return
-        if old is not None and "exact" in old and tree is not None:
-            return
-        facts.parts[path] = {"exact": int(value), "tree": tree} if tree is not None else {
-            "at_least": int(value)}
-        if len(path) % 2 == 0:  # a whole part: its openings' facts are in it
-            self.drop_parts(cost, depth, path)
         self._dirty = True
         if time.monotonic() - self._saved_at >= self.save_every:
             self._keep()
 
     def drop_parts(self, cost: str, depth: int, prefix: tuple[int, ...]) -> None:
-        """Forget the part facts below ``prefix`` (itself excluded): a settled fact above them
-        says all they did."""
+        """Forget the part facts below ``prefix``: a settled fact above them says all they did."""
         facts = self.totals.get((cost, depth))
-        if facts is None:
-            return
-        n = len(prefix)
-        gone = [p for p in facts.parts if len(p) > n and p[:n] == tuple(prefix)]
-        for path in gone:
-            del facts.parts[path]
-        self._dirty = self._dirty or bool(gone)
+        if facts is not None and facts.drop_below(prefix):
+            self._dirty = True
 
     def record_estimate(self, cost: str, depth: int, estimate: dict) -> None:
         """The work left, as this run measures it; written with the next save."""
@@ -324,36 +292,7 @@ class Checkpoint:
 
     # --- writing -------------------------------------------------------------------------------
     def to_json(self) -> dict:
-        code = self.game.format_code
-        data = {
-            "format": FORMAT,
-            "version": VERSION,
-            "game": self.game.spec,
-            "guesses": self.guesses,
-            "meaning": MEANING,
-            "height": {"refuted": {code(g): e for g, e in sorted(self.refuted.items())}},
-        }
-        for (cost, depth), facts in sorted(self.totals.items()):
-            entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
-            if facts.incumbent is not None:
-                entry["incumbent"] = {"value": facts.incumbent[0],
-                                      "root": node_to_json(self.game, facts.incumbent[1])}
-            if facts.parts:
-                entry["parts"] = [self._part_json(path, fact)
-                                  for path, fact in sorted(facts.parts.items())]
-            if facts.estimate is not None:
-                entry["estimate"] = facts.estimate
-            data.setdefault(cost, {})[str(depth)] = entry
-        data.setdefault("total", {})
-        return data
-
-    def _part_json(self, path: tuple[int, ...], fact: dict) -> dict:
-        out: dict = {"path": path_text(self.game, path)}
-        if "exact" in fact:
-            out.update(exact=fact["exact"], tree=node_to_json(self.game, fact["tree"]))
-        else:
-            out["at_least"] = fact["at_least"]
-        return out
+        return facts_json(self.game, self.guesses, self.refuted, self.totals)
 
     def save(self, path: str | Path | None = None) -> None:
         """Write the facts. To this checkpoint's own file (``path`` None): under the file's
@@ -401,35 +340,7 @@ class Checkpoint:
 
     # --- sharing one file between runs ---------------------------------------------------------
     def _facts(self) -> dict:
-        """Every fact under one key: ("height", guess) -> entry, (cost, depth, guess) -> entry,
-        (cost, depth, path) -> a part's entry, (cost, depth, None) -> the incumbent,
-        (cost, depth, "estimate") -> the estimate."""
-        facts: dict = {("height", g): e for g, e in self.refuted.items()}
-        for (cost, depth), known in self.totals.items():
-            facts.update({(cost, depth, g): e for g, e in known.classes.items()})
-            facts.update({(cost, depth, p): e for p, e in known.parts.items()})
-            if known.incumbent is not None:
-                facts[(cost, depth, None)] = known.incumbent
-            if known.estimate is not None:
-                facts[(cost, depth, "estimate")] = known.estimate
-        return facts
-
-    def _set_facts(self, facts: dict) -> None:
-        self.refuted.clear()
-        self.totals.clear()
-        for key, value in facts.items():
-            if key[0] == "height":
-                self.refuted[key[1]] = value
-                continue
-            known = self.totals.setdefault(key[:2], TotalFacts())
-            if key[2] is None:
-                known.incumbent = value
-            elif key[2] == "estimate":
-                known.estimate = value
-            elif isinstance(key[2], tuple):
-                known.parts[key[2]] = value
-            else:
-                known.classes[key[2]] = value
+        return flatten(self.refuted, self.totals)
 
     def _take_theirs(self) -> None:
         """Merge what other runs wrote to the file since this object last read or wrote it
@@ -442,21 +353,8 @@ class Checkpoint:
         if self.path is None or identity(self.path) in (None, self._seen):
             return
         theirs = Checkpoint(self.path, self.game, self.guesses)._facts()
-        mine, base = self._facts(), self._base
-        merged = {}
-        for key in mine.keys() | theirs.keys():
-            m, b, d = mine.get(key), base.get(key), theirs.get(key)
-            if _same(d, b):
-                value = m  # they did not change it: this run's (None: this run removed it)
-            elif _same(m, b):
-                value = d  # only they changed it (None: they removed it)
-            elif m is None or d is None:
-                value = d if m is None else m  # one removed, the other changed: the change
-            else:
-                value = self._stronger(key, m, d)
-            if value is not None:
-                merged[key] = value
-        self._set_facts(merged)
+        merged = three_way(self._facts(), self._base, theirs, self._stronger)
+        self.refuted, self.totals = unflatten(merged)
         self._settled_parts()
         try:
             self.check()
@@ -485,12 +383,3 @@ class Checkpoint:
             return {"at_least": value, **({"lookahead": low["lookahead"]}
                                           if "lookahead" in low else {})}
 
-
-def _same(a, b) -> bool:
-    """One fact, as far as merging is concerned (incumbents: the same value; None: none)."""
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return a[0] == b[0]
-    if isinstance(a, dict) and isinstance(b, dict) and "tree" in a:  # a part's: its value
-        return {k: v for k, v in a.items() if k != "tree"} == {
-            k: v for k, v in b.items() if k != "tree"}
-    return a == b

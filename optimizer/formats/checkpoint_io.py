@@ -1,6 +1,6 @@
 """The checkpoint file on disk (docs/checkpoint-format.md): its format, reading and checking a
-file into facts, and the lock that runs sharing one file take. The facts and what the searches do
-with them are in ``optimizer.formats.checkpoint``.
+file into facts and writing them back, and the lock that runs sharing one file take. The facts
+in memory are in ``facts``; what the searches do with them, in ``checkpoint``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,9 @@ import orjson
 from ..games import Game, GameError
 from ..objective import cost_value
 from ..tree import Node, Tree, TreeError, replay
+from .facts import TotalFacts
 from .files import link_target, read_file
-from .tree_file import node_from_json
+from .tree_file import node_from_json, node_to_json
 
 FORMAT = "moo-checkpoint"
 VERSION = 2
@@ -49,17 +49,6 @@ class CheckpointError(ValueError):
     game or guess mode."""
 
 
-@dataclass
-class TotalFacts:
-    """What is known of the least total within one depth limit."""
-
-    classes: dict[int, dict] = field(default_factory=dict)  # guess -> {"exact"|"at_least": v}
-    incumbent: tuple[int, Node] | None = None  # (total, root) of the best tree found
-    # path (guess, feedback id, guess, ...) -> {"exact": v, "tree": Node} | {"at_least": v}
-    parts: dict[tuple[int, ...], dict] = field(default_factory=dict)
-    estimate: dict | None = None  # the work left, as the last run to write it measured it
-
-
 def part_place(game: Game, path: tuple[int, ...], depth: int) -> tuple[np.ndarray, int, tuple]:
     """(the secrets a part fact's ``path`` leads to, the guesses left to them within ``depth``,
     the (guess, feedback) pairs above them); ValueError for a path no secret follows. A path
@@ -86,6 +75,41 @@ def read_facts(path: Path, game: Game, guesses: str) -> tuple[dict[int, dict],
     reader = _Reader(game, guesses)
     reader.load(path)
     return reader.refuted, reader.totals
+
+
+def facts_json(game: Game, guesses: str, refuted: dict, totals: dict) -> dict:
+    """The file's JSON of a checkpoint's facts (docs/checkpoint-format.md)."""
+    code = game.format_code
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game.spec,
+        "guesses": guesses,
+        "meaning": MEANING,
+        "height": {"refuted": {code(g): e for g, e in sorted(refuted.items())}},
+    }
+    for (cost, depth), facts in sorted(totals.items()):
+        entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
+        if facts.incumbent is not None:
+            entry["incumbent"] = {"value": facts.incumbent[0],
+                                  "root": node_to_json(game, facts.incumbent[1])}
+        if facts.parts:
+            entry["parts"] = [_part_json(game, path, fact)
+                              for path, fact in sorted(facts.parts.items())]
+        if facts.estimate is not None:
+            entry["estimate"] = facts.estimate
+        data.setdefault(cost, {})[str(depth)] = entry
+    data.setdefault("total", {})
+    return data
+
+
+def _part_json(game: Game, path: tuple[int, ...], fact: dict) -> dict:
+    out: dict = {"path": path_text(game, path)}
+    if "exact" in fact:
+        out.update(exact=fact["exact"], tree=node_to_json(game, fact["tree"]))
+    else:
+        out["at_least"] = fact["at_least"]
+    return out
 
 
 class _Reader:

@@ -13,17 +13,15 @@ classes in the order of their one-step bound.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import time
-from dataclasses import dataclass, field
-
-import numpy as np
 
 from ..kernels.bundles import DCAP, INF, LAST_FIRST
 from ..tree import Node
 from .jobs import class_bound, total_guess, total_part
+from .progress import Board, Pace
 from .root import STOPPED_EARLY, Outcome, RootSearch
+from .split_part import SplitPart
 
 
 class TotalSearch(RootSearch):
@@ -38,7 +36,7 @@ class TotalSearch(RootSearch):
         super().__init__(*args, **kwargs)
         self.taken: set[int] = set()  # classes whose facts came from the checkpoint
         self.parts_taken = 0  # facts below the root taken from it
-        self.board = _Board(self.bar, self.shown, [0])  # what min_total shows beside its bar
+        self.board = Board(self.bar, self.shown, [0])  # what min_total shows beside its bar
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
@@ -51,9 +49,10 @@ class TotalSearch(RootSearch):
             upper, incumbent = log.better_incumbent(self.cost, depth, upper, incumbent)
             if incumbent is not None:
                 log.record_incumbent(self.cost, depth, upper, incumbent)
-            classes = self._known_bounds(classes, depth)
         # A tree in hand need only be beaten; a value without one must be reached (ties count).
         best = int(INF) if upper is None else upper if incumbent is not None else upper + 1
+        if log is not None:
+            classes = self._known_bounds(classes, depth, best)
         out = Outcome(upper or 0, incumbent, False, 0)
         if self.lookahead and depth >= 3:
             try:
@@ -72,9 +71,9 @@ class TotalSearch(RootSearch):
         proven = [c[0] for c in classes]  # lower bound per class, raised as it is settled
         bar = self.bar = self.observer.bar(total=sum(len(c[2]) for c in classes),
                                            desc=f"{self.cost}: root parts", unit="part")
-        board = self.board = _Board(bar, self.shown, proven, best,
+        board = self.board = Board(bar, self.shown, proven, best,
                                     out.value if out.root is not None else None)
-        pace = _Pace([c[0] for c in classes], self.engine.workers)  # sorted just above
+        pace = Pace([c[0] for c in classes], self.engine.workers)  # sorted just above
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
@@ -127,15 +126,17 @@ class TotalSearch(RootSearch):
         out.optimal, out.lower_bound = True, out.value
         return out
 
-    def _known_bounds(self, classes: list, depth: int) -> list:
+    def _known_bounds(self, classes: list, depth: int, best: int) -> list:
         """The classes with their bounds raised to what the checkpoint proves of them: the
-        order they are searched in, and the bound a stopped run reports, start from there."""
+        order they are searched in, and the bound a stopped run reports, start from there. (A
+        class its counting bound already rules out against ``best`` takes nothing.)"""
         out = []
         for bound, guess, parts in classes:
             known = self.checkpoint.total_lower_bound(self.cost, guess, depth)
-            if known > bound:
+            if known > bound and bound < best:
                 self.taken.add(guess)
-            out.append((max(bound, known), guess, parts))
+                bound = known
+            out.append((bound, guess, parts))
         return out
 
     def whole_game(self) -> bool:
@@ -288,7 +289,7 @@ class TotalSearch(RootSearch):
             if n + sum(lbs.values()) >= best:
                 bar.update(len(todo))
                 return n + sum(lbs.values()), None
-            split = _SplitPart(fid, part, branching, ranked,
+            split = SplitPart(fid, part, branching, ranked,
                                best - n - (sum(lbs.values()) - lbs[fid]))
             self._known_openings(split, guess, depth)
         jobs = {}  # job -> feedback id of its part
@@ -348,34 +349,18 @@ class TotalSearch(RootSearch):
                 lbs[fid] = max(lbs[fid], fact["at_least"])
         return subtrees
 
-    def _known_openings(self, split: _SplitPart, guess: int, depth: int) -> None:
-        """A split part's guesses the checkpoint settles: the best exact one becomes the tree to
-        beat, and a guess whose bound reaches the cut-off is not searched again."""
-        log = self.checkpoint
-        if log is None:
-            return
-        exact = {}
-        for _, second in split.queue:
-            fact = log.part_fact(self.cost, depth, (guess, split.fid, second))
-            if fact is None:
-                continue
-            self.parts_taken += 1
-            if "exact" in fact:
-                exact[second] = fact
-            else:
-                split.known[second] = fact["at_least"]
-        for fact in exact.values():
-            if fact["exact"] < split.beta:
-                split.beta, split.tree = fact["exact"], fact["tree"]
-            else:
-                split.bounds.append(fact["exact"])
-        split.queue = [(b, g) for b, g in split.queue if g not in exact]
+    def _known_openings(self, split: SplitPart, guess: int, depth: int) -> None:
+        """A split part's guesses the checkpoint settles (``SplitPart.take``)."""
+        if self.checkpoint is not None:
+            self.parts_taken += split.take(
+                lambda second: self.checkpoint.part_fact(self.cost, depth,
+                                                         (guess, split.fid, second)))
 
     def _record(self, depth: int, path: tuple, value: int, tree: Node | None) -> None:
         if self.checkpoint is not None:
             self.checkpoint.record_part(self.cost, depth, path, value, tree)
 
-    def _feed(self, split: _SplitPart, depth: int, path: list[int]) -> list:
+    def _feed(self, split: SplitPart, depth: int, path: list[int]) -> list:
         """Submit the split part's next guesses, up to one per worker."""
         new = []
         while split.queue and len(split.running) < self.engine.workers:
@@ -394,77 +379,3 @@ class TotalSearch(RootSearch):
             split.running[job] = second
             new.append(job)
         return new
-
-
-@dataclass
-class _SplitPart:
-    """A part whose guesses run as separate jobs."""
-
-    fid: int
-    part: np.ndarray
-    branching: int
-    queue: list  # (one-step bound, guess) not yet submitted, best first
-    beta: int  # the least total found so far (exact once ``tree`` is set), else the cut-off
-    tree: Node | None = None
-    bounds: list = field(default_factory=list)  # lower bounds of the guesses that did not win
-    running: dict = field(default_factory=dict)  # job -> its guess
-    known: dict = field(default_factory=dict)  # guess -> its value or bound from a checkpoint
-    last: int = -1  # the guess of the job recorded last
-
-    def record(self, job, value: int, tree: Node | None) -> None:
-        self.last = self.running.pop(job)
-        if tree is not None and value < self.beta:
-            self.beta, self.tree = value, tree
-        else:
-            self.bounds.append(value)
-
-    def lower_bound(self) -> int:
-        """The part's exact value when a tree was found, else a bound >= the cut-off."""
-        if self.tree is not None:
-            return self.beta
-        return min(self.bounds, default=int(INF))
-
-
-class _Pace:
-    """An honest estimate of what a least-cost root search has left: the classes whose bound is
-    still below the best cost in hand and that are not settled, times the mean time of a class
-    settled so far by this run (wall seconds x the engine's workers: core-hours). Updated as
-    each class is settled; None until one is."""
-
-    def __init__(self, bounds: list[int], workers: int):
-        self.bounds, self.workers = bounds, max(1, workers)
-        self.start, self.done = time.monotonic(), 0
-        self.left: dict | None = None
-
-    def update(self, index: int, best: int) -> str:
-        self.done += 1
-        classes = max(0, bisect.bisect_left(self.bounds, best) - index - 1)
-        each = (time.monotonic() - self.start) / self.done
-        hours = classes * each * self.workers / 3600
-        self.left = {"classes": classes, "core_hours": round(hours, 2),
-                     "seconds_per_class": round(each, 3)}
-        return f"left {classes} classes, ~{hours:.1f} core-h"
-
-
-class _Board:
-    """What a least-cost root search shows beside its bar: the best cost in hand (``value``,
-    None: no tree yet), the bound proven on the whole game (the least of the classes' bounds,
-    ``proven``, from the one searched on, ``index``, and the cut-off ``best``) and the gap."""
-
-    def __init__(self, bar, shown, proven: list[int], best: int = int(INF),
-                 value: int | None = None):
-        self.bar, self.shown, self.proven = bar, shown, proven
-        self.best, self.value, self.index = best, value, 0
-        self.estimate = ""  # what is left (_Pace), once known
-
-    def settle(self, lower: int) -> None:
-        """The class searched now is shown to cost at least ``lower``."""
-        i = self.index
-        self.proven[i] = max(self.proven[i], lower)
-        bound = min(self.proven[i:] + [self.best])
-        if self.value is None:
-            text = f"bound {self.shown(bound)}"
-        else:
-            gap = (self.value - bound) / bound if bound else 0.0
-            text = f"best {self.shown(self.value)}, bound {self.shown(bound)}, gap {100 * gap:.2f}%"
-        self.bar.set_postfix_str(text + (f", {self.estimate}" if self.estimate else ""))

@@ -1,0 +1,109 @@
+"""The facts of a checkpoint in memory: what is known of the least cost within one depth limit
+(``TotalFacts``), and the flat view of all of a file's facts under one key each, by which runs
+sharing one file merge what they changed (a three-way merge against the file they last read).
+Reading and writing the file are in ``checkpoint_io``; the facts the searches use, ``checkpoint``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..tree import Node
+
+
+@dataclass
+class TotalFacts:
+    """What is known of the least total within one depth limit."""
+
+    classes: dict[int, dict] = field(default_factory=dict)  # guess -> {"exact"|"at_least": v}
+    incumbent: tuple[int, Node] | None = None  # (total, root) of the best tree found
+    # path (guess, feedback id, guess, ...) -> {"exact": v, "tree": Node} | {"at_least": v}
+    parts: dict[tuple[int, ...], dict] = field(default_factory=dict)
+    estimate: dict | None = None  # the work left, as the last run to write it measured it
+
+    def set_part(self, path: tuple[int, ...], value: int, tree: Node | None) -> bool:
+        """Keep a part's exact value (``tree``: its strategy) or bound unless the one known is
+        as strong; whether it changed. A whole part's fact makes its openings' facts moot."""
+        old = self.parts.get(path)
+        if old is not None and ("exact" in old or (
+                tree is None and old["at_least"] >= value)):
+            return False
+        self.parts[path] = {"exact": int(value), "tree": tree} if tree is not None else {
+            "at_least": int(value)}
+        if len(path) % 2 == 0:
+            self.drop_below(path)
+        return True
+
+    def drop_below(self, prefix: tuple[int, ...]) -> bool:
+        """Forget the part facts below ``prefix`` (itself excluded); whether any was."""
+        n = len(prefix)
+        gone = [p for p in self.parts if len(p) > n and p[:n] == tuple(prefix)]
+        for path in gone:
+            del self.parts[path]
+        return bool(gone)
+
+
+def flatten(refuted: dict, totals: dict) -> dict:
+    """Every fact under one key: ("height", guess) -> entry, (cost, depth, guess) -> entry,
+    (cost, depth, path) -> a part's entry, (cost, depth, None) -> the incumbent,
+    (cost, depth, "estimate") -> the estimate."""
+    facts: dict = {("height", g): e for g, e in refuted.items()}
+    for (cost, depth), known in totals.items():
+        facts.update({(cost, depth, g): e for g, e in known.classes.items()})
+        facts.update({(cost, depth, p): e for p, e in known.parts.items()})
+        if known.incumbent is not None:
+            facts[(cost, depth, None)] = known.incumbent
+        if known.estimate is not None:
+            facts[(cost, depth, "estimate")] = known.estimate
+    return facts
+
+
+def unflatten(facts: dict) -> tuple[dict, dict]:
+    """(refuted heights by guess, TotalFacts by (cost, depth)) of ``flatten``'s view."""
+    refuted: dict = {}
+    totals: dict = {}
+    for key, value in facts.items():
+        if key[0] == "height":
+            refuted[key[1]] = value
+            continue
+        known = totals.setdefault(key[:2], TotalFacts())
+        if key[2] is None:
+            known.incumbent = value
+        elif key[2] == "estimate":
+            known.estimate = value
+        elif isinstance(key[2], tuple):
+            known.parts[key[2]] = value
+        else:
+            known.classes[key[2]] = value
+    return refuted, totals
+
+
+def three_way(mine: dict, base: dict, theirs: dict, stronger: Callable) -> dict:
+    """Merge two runs' flat facts against the state both started from: a fact only they
+    changed (or removed, as a run does with a fact it found false) is theirs, one only this run
+    changed is this run's, one both changed is ``stronger(key, mine, theirs)``."""
+    merged = {}
+    for key in mine.keys() | theirs.keys():
+        m, b, d = mine.get(key), base.get(key), theirs.get(key)
+        if same(d, b):
+            value = m  # they did not change it: this run's (None: this run removed it)
+        elif same(m, b):
+            value = d  # only they changed it (None: they removed it)
+        elif m is None or d is None:
+            value = d if m is None else m  # one removed, the other changed: the change
+        else:
+            value = stronger(key, m, d)
+        if value is not None:
+            merged[key] = value
+    return merged
+
+
+def same(a, b) -> bool:
+    """One fact, as far as merging is concerned (incumbents: the same value; None: none)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return a[0] == b[0]
+    if isinstance(a, dict) and isinstance(b, dict) and "tree" in a:  # a part's: its value
+        return {k: v for k, v in a.items() if k != "tree"} == {
+            k: v for k, v in b.items() if k != "tree"}
+    return a == b

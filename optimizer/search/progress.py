@@ -1,0 +1,54 @@
+"""What a least-cost root search shows and projects as it goes: the board beside its progress
+bar (best cost in hand, the bound proven, the gap) and the honest estimate of the work left."""
+
+from __future__ import annotations
+
+import bisect
+import time
+
+from ..kernels.bundles import INF
+
+
+class Pace:
+    """An honest estimate of what a least-cost root search has left: the classes whose bound is
+    still below the best cost in hand and that are not settled, times the mean time of a class
+    settled so far by this run (wall seconds x the engine's workers: core-hours). Updated as
+    each class is settled; None until one is."""
+
+    def __init__(self, bounds: list[int], workers: int):
+        self.bounds, self.workers = bounds, max(1, workers)
+        self.start, self.done = time.monotonic(), 0
+        self.left: dict | None = None
+
+    def update(self, index: int, best: int) -> str:
+        self.done += 1
+        classes = max(0, bisect.bisect_left(self.bounds, best) - index - 1)
+        each = (time.monotonic() - self.start) / self.done
+        hours = classes * each * self.workers / 3600
+        self.left = {"classes": classes, "core_hours": round(hours, 2),
+                     "seconds_per_class": round(each, 3)}
+        return f"left {classes} classes, ~{hours:.1f} core-h"
+
+
+class Board:
+    """What a least-cost root search shows beside its bar: the best cost in hand (``value``,
+    None: no tree yet), the bound proven on the whole game (the least of the classes' bounds,
+    ``proven``, from the one searched on, ``index``, and the cut-off ``best``) and the gap."""
+
+    def __init__(self, bar, shown, proven: list[int], best: int = int(INF),
+                 value: int | None = None):
+        self.bar, self.shown, self.proven = bar, shown, proven
+        self.best, self.value, self.index = best, value, 0
+        self.estimate = ""  # what is left (Pace), once known
+
+    def settle(self, lower: int) -> None:
+        """The class searched now is shown to cost at least ``lower``."""
+        i = self.index
+        self.proven[i] = max(self.proven[i], lower)
+        bound = min(self.proven[i:] + [self.best])
+        if self.value is None:
+            text = f"bound {self.shown(bound)}"
+        else:
+            gap = (self.value - bound) / bound if bound else 0.0
+            text = f"best {self.shown(self.value)}, bound {self.shown(bound)}, gap {100 * gap:.2f}%"
+        self.bar.set_postfix_str(text + (f", {self.estimate}" if self.estimate else ""))
