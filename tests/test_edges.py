@@ -369,3 +369,29 @@ def test_a_bound_above_the_value_found_is_corrected(tmp_path, capsys):
     log.record_total("total", guess, 6, 6400, exact=False)  # a weaker true bound: kept as is
     assert len(log.corrections) == 2
     assert str(path) in capsys.readouterr().err
+
+
+def test_a_signal_after_the_search_keeps_the_tree(tmp_path, monkeypatch, capsys):
+    """SIGTERM while the finished search's tree is checked and written: the tree is still
+    written whole (it once ended the command with status 130 and no file)."""
+    import os
+    import signal
+
+    from optimizer.search.objectives import Search
+
+    real = Search._tree
+
+    def signalled(self, *args, **kw):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs at once, in this thread
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(Search, "_tree", signalled)
+    old = signal.signal(signal.SIGTERM, cli._interrupted)
+    try:
+        out = tmp_path / "t.json"
+        status = cli.main(["build", "mastermind:2x3", "--objective", "total", "--workers",
+                           "1", "--quiet", "-o", str(out)])
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert status == 0 and out.exists()
+    assert "SIGTERM came after the search had finished" in capsys.readouterr().err

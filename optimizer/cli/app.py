@@ -22,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from ..formats.files import check_output  # noqa: E402
 from ..games import GameError  # noqa: E402
 from ..tree import TreeError, printable  # noqa: E402
+from .signals import note_held  # noqa: E402
 from .status import Exit  # noqa: E402
 
 # Options that name a file a command writes: each is checked (check_output) before any work.
@@ -155,15 +156,18 @@ def _leave() -> None:
 
 
 def _interrupted(signum, frame) -> None:
-    """Ctrl-C, kill or hang-up: KeyboardInterrupt in the main thread. Python swallows an
-    exception raised inside a gc callback (Dask's scheduler installs one in this process) or a
-    finalizer (``__del__``: llvmlite frees compiled modules so), so a signal that lands there is
-    delivered again a moment later instead of being lost."""
+    """Ctrl-C, kill or hang-up: KeyboardInterrupt in the main thread (noted instead while
+    ``signals.hold_signals`` holds). Python swallows an exception raised inside a gc callback
+    (Dask's scheduler installs one in this process) or a finalizer (``__del__``: llvmlite frees
+    compiled modules so), so a signal that lands there is delivered again a moment later
+    instead of being lost."""
+    import signal
+
+    if note_held(signal.Signals(signum).name):
+        return
     if _where_swallowed(frame):
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
-    import signal
-
     raise KeyboardInterrupt(signal.Signals(signum).name)  # named in `moo play --json`'s last line
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from ..games import parse_game
@@ -10,6 +11,7 @@ from ..games.base import GUESS_MODES
 from ..tree import checkpoint_facts, opening_note, printable, resting
 from .options import add_search_options, levels, seed
 from .options import seconds as positive_seconds
+from .signals import hold_signals, release_signals
 from .status import Exit
 
 
@@ -49,18 +51,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Exit:
-    from ..formats.tree_file import write_tree
-    from ..objective import bound_note
     from ..search.build import build
     from ..search.observer import Observer
     from ..search.request import Request
 
     game = parse_game(args.game)
-    tree = build(Request(
-        game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
-        seed=args.seed, time_limit=args.time_limit, started=args.started, workers=args.workers,
-        scheduler=args.scheduler, checkpoint=args.checkpoint, lookahead=args.lookahead,
-        improve=args.improve, first=args.first), Observer(quiet=args.quiet))
+    try:
+        tree = build(Request(
+            game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
+            seed=args.seed, time_limit=args.time_limit, started=args.started,
+            workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
+            lookahead=args.lookahead, improve=args.improve, first=args.first),
+            Observer(quiet=args.quiet, on_finished=hold_signals))
+        status = _report(game, tree, args)
+    finally:
+        late = release_signals()
+    if late:
+        print(f"moo: {late[0]} came after the search had finished; the tree above is whole "
+              "and written", file=sys.stderr)
+    return status
+
+
+def _report(game, tree, args) -> Exit:
+    """Write the tree and say what it is and what it rests on."""
+    from ..formats.tree_file import write_tree
+    from ..objective import bound_note
+
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
     stopped = bool(tree.meta.get("stopped"))
@@ -86,7 +102,8 @@ def run(args: argparse.Namespace) -> Exit:
               f"{left['core_hours']} core-hours at this run's pace "
               f"({left['seconds_per_class']} s a class)")
     if taken:
-        print(f"taken from {printable(args.checkpoint)}: {taken} facts about first guesses "
+        print(f"taken from {printable(args.checkpoint)}: {taken} "
+              f"fact{'s' if taken != 1 else ''} about first guesses "
               "and the parts below them settled by earlier runs (claims this run did not "
               "check; `moo checkpoint verify` re-proves them; the tree's "
               "meta.checkpoint_facts records the count)")

@@ -229,6 +229,7 @@ class Search:
             step = path(obj, depth, first)
         except KeyboardInterrupt:  # between searches: write the best there is
             step = Step(_stopped(first))
+        self.observer.finished()
         out = step.out
         if out.root is None and out.stopped:  # stopped before the search found a tree
             out = _stopped(step.fallback or first)

@@ -12,8 +12,15 @@ from tqdm import tqdm
 class Observer:
     """Progress on standard error; ``quiet``: none at all."""
 
-    def __init__(self, quiet: bool = False):
+    def __init__(self, quiet: bool = False, on_finished=None):
         self.quiet = quiet
+        self.on_finished = on_finished  # called once the search itself is over (``finished``)
+
+    def finished(self) -> None:
+        """The search is over: what follows (checking the tree, closing the engine, the command
+        writing it) is quick and worth keeping from a signal; a command holds them till then."""
+        if self.on_finished is not None:
+            self.on_finished()
 
     @property
     def shows(self) -> bool:
