@@ -8,6 +8,7 @@ solver per game, guess mode and options, with its transposition tables, for as l
 from __future__ import annotations
 
 import atexit
+import gc
 import itertools
 import logging
 import os
@@ -66,6 +67,10 @@ class Dask:
 
             from .dask_worker import SolverPlugin  # imports distributed: Dask runs only
 
+            # A client of an earlier engine in this process, collected while Dask's shared loop
+            # runner starts this one, stops that runner under the lock its start holds: a
+            # deadlock (seen in the test suite, which runs many engines). Collect it first.
+            gc.collect()
             if self.address is None:
                 # Workers closing after the scheduler log connection errors to this terminal.
                 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
