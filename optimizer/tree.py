@@ -319,7 +319,8 @@ def checkpoint_facts(tree: Tree) -> int:
 
 
 def _searches_took(meta: dict) -> int:
-    """First-guess classes the searches recorded in ``meta`` say they took from a checkpoint."""
+    """Facts (first-guess classes, parts below them) the searches recorded in ``meta`` say they
+    took from a checkpoint."""
     keys = ("classes_from_checkpoint", "parts_from_checkpoint")
     counts = [meta.get(k) for k in keys] + [
         value.get(k) for value in meta.values() if isinstance(value, dict) for k in keys]

@@ -39,7 +39,7 @@ from .checkpoint_io import (
     read_facts,
     read_json,
 )
-from .facts import TotalFacts, flatten, three_way, unflatten
+from .facts import TotalFacts, flatten, settles, three_way, unflatten
 from .files import write_atomic
 
 
@@ -150,7 +150,7 @@ class Checkpoint:
         facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
         if lookahead and not exact:
             facts.classes[guess]["lookahead"] = int(lookahead)
-        if exact or not lookahead:  # settled: a lookahead bound below the best is not
+        if settles(facts.classes[guess]):
             self.drop_parts(cost, depth, (guess,))
         self._keep()
 
@@ -271,7 +271,7 @@ class Checkpoint:
         """Drop the part facts of settled classes (a merge may bring both)."""
         for (cost, depth), facts in self.totals.items():
             for guess, entry in facts.classes.items():
-                if "lookahead" not in entry:
+                if settles(entry):
                     self.drop_parts(cost, depth, (guess,))
 
     def check(self) -> None:

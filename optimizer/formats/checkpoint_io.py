@@ -163,9 +163,7 @@ class _Reader:
                                       f"every useful guess finishes {self.game.n_secrets} codes "
                                       "within that many guesses")
             _count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
-            seconds = entry.get("seconds", 0)
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-                raise CheckpointError(f"{where}[{text!r}].seconds: a number >= 0")
+            _number(entry.get("seconds", 0), f"{where}[{text!r}].seconds")
             self.refuted[guess] = entry
 
     def _load_total(self, cost: str, text: str, facts, where: str) -> None:
@@ -289,9 +287,7 @@ def _estimate(raw, where: str) -> dict:
         raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))}")
     _count(raw["classes"], f"{where}.classes", 0)
     for key in ("core_hours", "seconds_per_class"):
-        value = raw[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise CheckpointError(f"{where}.{key}: a number >= 0")
+        _number(raw[key], f"{where}.{key}")
     return raw
 
 
@@ -352,6 +348,12 @@ def _object(value, where: str) -> dict:
     if not isinstance(value, dict):
         raise CheckpointError(f"{where}: must be a JSON object")
     return value
+
+
+def _number(value, where: str) -> None:
+    """A number >= 0, whole or not (not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise CheckpointError(f"{where}: a number >= 0")
 
 
 def _count(value, where: str, least: int) -> int:

@@ -44,6 +44,13 @@ class TotalFacts:
         return bool(gone)
 
 
+def settles(entry: dict) -> bool:
+    """Whether a class fact ends its class's search (an exact value, or a bound a cut-off
+    against the best tree proved), so that its part facts say nothing more; a lookahead bound
+    below the best tree does not."""
+    return "lookahead" not in entry
+
+
 def flatten(refuted: dict, totals: dict) -> dict:
     """Every fact under one key: ("height", guess) -> entry, (cost, depth, guess) -> entry,
     (cost, depth, path) -> a part's entry, (cost, depth, None) -> the incumbent,

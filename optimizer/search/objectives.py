@@ -166,10 +166,7 @@ class Search:
                 text += f" (lookahead bound, {levels} levels)"
                 job = self.engine.submit(class_bound, guess, sorted(
                     parts.values(), key=len, reverse=True), depth, levels, claimed, kind)
-                left = None if self.deadline is None else max(
-                    0.0, self.deadline - time.monotonic())
-                if self.engine.wait([job], left) is None:
-                    self.engine.cancel([job])
+                if not self._finished(job):
                     return None, ""
                 if job.result()[0] >= claimed:
                     return True, text
@@ -197,19 +194,24 @@ class Search:
         else:
             job = self.engine.submit(total_guess, secrets, int(path[-1]), left, ceiling,
                                      self.solver.branches, above[:-1], cost)
-        try:
-            left_time = None if self.deadline is None else max(
-                0.0, self.deadline - time.monotonic())
-            if self.engine.wait([job], left_time) is None:
-                self.engine.cancel([job])
-                return None, ""
-        except KeyboardInterrupt:
-            self.engine.cancel([job])
+        if not self._finished(job):
             return None, ""
         value, tree = job.result()[:2]
         if "exact" in entry:
             return tree is not None and value == claimed, text
         return value >= claimed, text
+
+    def _finished(self, job) -> bool:
+        """Wait for one job of a claim's re-proof; False (the job cancelled) when the time
+        limit or a signal comes first."""
+        try:
+            left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+            if self.engine.wait([job], left) is not None:
+                return True
+        except KeyboardInterrupt:
+            pass
+        self.engine.cancel([job])
+        return False
 
     # --- objectives ----------------------------------------------------------------------------
     def build(self, objective: str | None = None) -> Tree:

@@ -26,14 +26,15 @@ class SplitPart:
     bounds: list = field(default_factory=list)  # lower bounds of the guesses that did not win
     running: dict = field(default_factory=dict)  # job -> its guess
     known: dict = field(default_factory=dict)  # guess -> its value or bound from a checkpoint
-    last: int = -1  # the guess of the job recorded last
 
-    def record(self, job, value: int, tree: Node | None) -> None:
-        self.last = self.running.pop(job)
+    def record(self, job, value: int, tree: Node | None) -> int:
+        """Take a finished job's result; returns its guess."""
+        second = self.running.pop(job)
         if tree is not None and value < self.beta:
             self.beta, self.tree = value, tree
         else:
             self.bounds.append(value)
+        return second
 
     def lower_bound(self) -> int:
         """The part's exact value when a tree was found, else a bound >= the cut-off."""

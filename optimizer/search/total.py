@@ -310,8 +310,8 @@ class TotalSearch(RootSearch):
                     value, tree = self.result(job)[:2]
                     fid = jobs[job]
                     if split is not None and fid == split.fid:
-                        split.record(job, value, tree)
-                        self._record(depth, (guess, fid, split.last), value, tree)
+                        second = split.record(job, value, tree)
+                        self._record(depth, (guess, fid, second), value, tree)
                         more = self._feed(split, depth - 1, [guess])
                         jobs.update(dict.fromkeys(more, fid))
                         pending.extend(more)
