@@ -104,12 +104,12 @@ def test_a_run_stopped_inside_a_class_keeps_its_parts(tmp_path, monkeypatch, spl
         assert search.min_total(game.n_codes).stopped
         search.engine.close()
     kept = Checkpoint(path, game, "any").totals["total", game.n_codes].parts
-    assert len(kept) >= 4 and all(p[0] == fresh.root.guess for p in kept)
+    assert kept and all(p[0] == fresh.root.guess for p in kept)
     search = _search(game, "any", path)
     resumed = search.min_total(game.n_codes)
     search.engine.close()
     assert resumed.optimal and resumed.value == fresh.value
-    assert resumed.parts_taken >= 4 and resumed.nodes < fresh.nodes
+    assert resumed.parts_taken >= len(kept) and resumed.nodes < fresh.nodes
     assert resumed.effort()["parts_from_checkpoint"] == resumed.parts_taken
 
 
@@ -219,3 +219,18 @@ def test_a_stopped_run_reports_the_bounds_its_checkpoint_proves(tmp_path, monkey
         out = search.min_total(game.n_codes)
         search.engine.close()
     assert out.stopped and out.lower_bound == known == optimum
+
+
+def test_a_part_bound_keeps_its_openings_facts_an_exact_value_drops_them():
+    """A split part asked again starts from its guesses' bounds, so a bound on the whole part
+    leaves them; its exact value says all they did."""
+    from optimizer.formats.facts import TotalFacts
+    from optimizer.tree import Node
+
+    facts = TotalFacts()
+    assert facts.set_part((5, 1, 7), 40, None) and facts.set_part((5, 1, 8), 41, None)
+    assert facts.set_part((5, 1), 40, None)
+    assert set(facts.parts) == {(5, 1, 7), (5, 1, 8), (5, 1)}
+    assert not facts.set_part((5, 1), 39, None)  # weaker: kept as it was
+    assert facts.set_part((5, 1), 42, Node(7))
+    assert set(facts.parts) == {(5, 1)} and facts.parts[5, 1]["exact"] == 42

@@ -24,14 +24,15 @@ class TotalFacts:
 
     def set_part(self, path: tuple[int, ...], value: int, tree: Node | None) -> bool:
         """Keep a part's exact value (``tree``: its strategy) or bound unless the one known is
-        as strong; whether it changed. A whole part's fact makes its openings' facts moot."""
+        as strong; whether it changed. A part's exact value makes its openings' facts moot (a
+        bound does not: the next search of the part starts from its openings' bounds)."""
         old = self.parts.get(path)
         if old is not None and ("exact" in old or (
                 tree is None and old["at_least"] >= value)):
             return False
         self.parts[path] = {"exact": int(value), "tree": tree} if tree is not None else {
             "at_least": int(value)}
-        if len(path) % 2 == 0:
+        if len(path) % 2 == 0 and tree is not None:
             self.drop_below(path)
         return True
 

@@ -87,14 +87,14 @@ def _single(bounds, d):
 
 
 @njit(cache=True, nogil=True)
-def _weight(size):
+def part_weight(size):
     """A part's weight in sharing out a refutation: its size (the gap between a part's bound and
     its value grows with it); parts of one or two candidates are exact at their bound."""
     return size if size > 2 else 0
 
 
 @njit(cache=True, nogil=True)
-def _share(need, weight, w_left):
+def share_of(need, weight, w_left):
     """What a part is asked to add to its bound: half its weight's share of the total still
     needed, at least 1 and at most all of it (half: asking for less wastes fewer searches that
     end in an exact value below the cut-off; measured best among a quarter, half, 3/4, whole and
@@ -317,14 +317,14 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
             w_left = np.int64(0)  # the weight of the parts not yet exact nor visited this pass
             for i in range(m):
                 if not exact[i]:
-                    w_left += _weight(sizes[ids[i]])
+                    w_left += part_weight(sizes[ids[i]])
             for i in range(m):
                 if exact[i]:
                     continue
-                w = _weight(sizes[ids[i]])
+                w = part_weight(sizes[ids[i]])
                 share = need
                 if opts & OPT_SHARES and left > 1:
-                    share = _share(need, w, w_left)
+                    share = share_of(need, w, w_left)
                 w_left -= w
                 f = ids[i]
                 sub = buf[starts[f]:starts[f] + sizes[f]]

@@ -1,6 +1,7 @@
 """A part of a root class whose guesses run as separate jobs (the largest, when there are several
-workers): the least total found among its guesses so far, the cut-off for the next ones, and the
-facts an earlier run's checkpoint holds about them."""
+workers). The class asks it, maybe more than once, whether it costs less than a cut-off
+(``ask``); it then holds the least cost found among its guesses so far, the cut-off for the next
+ones, and what every guess searched so far (or an earlier run's checkpoint) proved."""
 
 from __future__ import annotations
 
@@ -20,16 +21,57 @@ class SplitPart:
     fid: int
     part: np.ndarray
     branching: int
-    queue: list  # (one-step bound, guess) not yet submitted, best first
-    beta: int  # the least total found so far (exact once ``tree`` is set), else the cut-off
+    ranked: list  # (one-step bound, guess) of every guess worth searching, best first
+    queue: list = field(default_factory=list)  # (bound, guess) not yet submitted, best first
+    beta: int = int(INF)  # the least cost found (exact once ``tree`` is set), else the cut-off
     tree: Node | None = None
     bounds: list = field(default_factory=list)  # lower bounds of the guesses that did not win
     running: dict = field(default_factory=dict)  # job -> its guess
-    known: dict = field(default_factory=dict)  # guess -> its value or bound from a checkpoint
+    known: dict = field(default_factory=dict)  # guess -> a proven lower bound on its cost
+    exact: dict = field(default_factory=dict)  # guess -> (its exact cost, its tree)
+    asked: bool = False  # whether a query is on
+
+    def ask(self, cutoff: int) -> None:
+        """Start a query: is the part's cost below ``cutoff``? What earlier queries (or the
+        checkpoint) proved is kept: an exact guess below it is the tree to beat, and the guesses
+        are queued in the order of their best bound, those reaching the cut-off left out."""
+        assert not self.running
+        self.beta, self.tree, self.bounds, self.asked = cutoff, None, [], True
+        queue = []
+        for bound, guess in self.ranked:
+            if guess in self.exact:
+                value, tree = self.exact[guess]
+                if value < self.beta:
+                    if self.tree is not None:
+                        self.bounds.append(self.beta)
+                    self.beta, self.tree = value, tree
+                else:
+                    self.bounds.append(value)
+                continue
+            queue.append((max(bound, self.known.get(guess, 0)), guess))
+        queue.sort(key=lambda entry: entry[0])  # stable: the kernel's order among equals
+        self.queue = queue
+
+    def next_guess(self) -> int | None:
+        """The next guess to search, or None when none is left that may beat the cut-off."""
+        if self.queue and self.queue[0][0] >= self.beta:  # it and every later one cannot
+            self.bounds.append(self.queue[0][0])
+            self.queue.clear()
+        return self.queue.pop(0)[1] if self.queue else None
+
+    def done(self) -> bool:
+        """Whether the query is answered: nothing running and nothing left worth searching."""
+        if self.queue and self.queue[0][0] >= self.beta:
+            self.next_guess()
+        return not self.running and not self.queue
 
     def record(self, job, value: int, tree: Node | None) -> int:
         """Take a finished job's result; returns its guess."""
         second = self.running.pop(job)
+        if tree is not None:
+            self.exact[second] = (value, tree)
+        else:
+            self.known[second] = max(self.known.get(second, 0), value)
         if tree is not None and value < self.beta:
             self.beta, self.tree = value, tree
         else:
@@ -37,30 +79,22 @@ class SplitPart:
         return second
 
     def lower_bound(self) -> int:
-        """The part's exact value when a tree was found, else a bound >= the cut-off."""
+        """The part's exact cost when a tree was found, else a bound >= the cut-off."""
         if self.tree is not None:
             return self.beta
         return min(self.bounds, default=int(INF))
 
     def take(self, fact: Callable[[int], dict | None]) -> int:
-        """Take an earlier run's facts about the queued guesses (``fact(guess)``: the
-        checkpoint's, or None): the best exact one becomes the tree to beat, the other exact
-        ones bounds, and a bound is kept to skip its guess once it reaches the cut-off. Returns
-        how many facts were taken."""
-        exact, taken = {}, 0
-        for _, second in self.queue:
+        """Take an earlier run's facts about the guesses (``fact(guess)``: the checkpoint's, or
+        None); returns how many were taken."""
+        taken = 0
+        for _, second in self.ranked:
             known = fact(second)
             if known is None:
                 continue
             taken += 1
             if "exact" in known:
-                exact[second] = known
+                self.exact[second] = (known["exact"], known["tree"])
             else:
                 self.known[second] = known["at_least"]
-        for known in exact.values():
-            if known["exact"] < self.beta:
-                self.beta, self.tree = known["exact"], known["tree"]
-            else:
-                self.bounds.append(known["exact"])
-        self.queue = [(b, g) for b, g in self.queue if g not in exact]
         return taken

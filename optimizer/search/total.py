@@ -1,11 +1,8 @@
 """The least total of a whole game within a depth, on an engine: branch and bound over the root
 classes in the order of their one-step bound.
 
-- Each part of a root class is a job whose cut-off (beta) comes from the best total found so far
-  and the other parts' lower bounds; the first part that cannot beat its cut-off ends the class.
-- The largest part is split further, one job per guess of its own (in the kernel's order), fed to
-  the workers as they finish, so that each new job starts with the least total found so far as
-  its cut-off.
+- Each root class is settled by root_class.RootClass: its parts are jobs, raised in shares of
+  what they miss to beat the best total found so far, the largest part maybe one job per guess.
 - Every settled class is recorded in the checkpoint (its exact least total, or the lower bound
   proven against the incumbent), and every better tree as the incumbent: a search stopped for any
   reason goes on from there, here or on another machine.
@@ -18,10 +15,10 @@ import time
 
 from ..kernels.bundles import DCAP, INF, LAST_FIRST
 from ..tree import Node
-from .jobs import class_bound, total_guess, total_part
+from .jobs import class_bound, total_part
 from .progress import Board, Pace
 from .root import STOPPED_EARLY, Outcome, RootSearch
-from .split_part import SplitPart
+from .root_class import RootClass
 
 
 class TotalSearch(RootSearch):
@@ -262,120 +259,9 @@ class TotalSearch(RootSearch):
 
     def class_total(self, guess: int, parts: dict, depth: int, best: int):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
-        (a lower bound, None). Each part is a job with a cut-off from ``best`` and the other
-        parts' bounds; the largest part may be split into one job per guess. Parts (and a split
-        part's guesses) settled by earlier runs are taken from the checkpoint, and each one
-        settled now is recorded there. Its progress goes to ``self.board``, the root
-        search's."""
-        s, bar, board = self.solver, self.bar, self.board
-        bounds, _ = s.cost(self.cost)
-        n = bounds.guess_cost * s.game.n_secrets  # the root guess, once for every secret
-        dc = min(depth - 1, DCAP)
-        order = sorted(parts.items(), key=lambda kv: -len(kv[1]))
-        if not order:  # the only code: solved by the first guess
-            return n + bounds.last_cost * (depth == 1), Node(guess)
-        lbs = {fid: int(bounds.LB[s.branches, len(p), dc]) for fid, p in order}
-        subtrees = self._known_parts(guess, order, depth, lbs)
-        if n + sum(lbs.values()) >= best:
-            bar.update(len(order))
-            return n + sum(lbs.values()), None
-        todo = [(fid, part) for fid, part in order if fid not in subtrees]
-        bar.update(len(order) - len(todo))
-        split = None
-        if todo and depth >= 3 and len(todo[0][1]) > 2 and self.splits(todo[0][1]):
-            fid, part = todo[0]
-            ranked, branching, _ = s.rank_total(part, depth - 1, [guess], cost=self.cost)
-            lbs[fid] = max(lbs[fid], ranked[0][0] if ranked else int(INF))
-            if n + sum(lbs.values()) >= best:
-                bar.update(len(todo))
-                return n + sum(lbs.values()), None
-            split = SplitPart(fid, part, branching, ranked,
-                               best - n - (sum(lbs.values()) - lbs[fid]))
-            self._known_openings(split, guess, depth)
-        jobs = {}  # job -> feedback id of its part
-        if split is not None:
-            jobs.update(dict.fromkeys(self._feed(split, depth - 1, [guess]), split.fid))
-        for fid, part in todo:
-            if split is None or fid != split.fid:
-                beta = best - n - (sum(lbs.values()) - lbs[fid])
-                jobs[self.submit(total_part, part, depth - 1, beta, [guess], self.cost)] = fid
-        pending = list(jobs)
-        settled = []  # (fid, value, tree) of parts to settle
-        if split is not None and not split.running:  # settled from the checkpoint alone
-            settled.append((split.fid, split.lower_bound(), split.tree))
-        try:
-            while settled or pending:
-                if not settled:
-                    job = next(self.finished(pending))
-                    value, tree = self.result(job)[:2]
-                    fid = jobs[job]
-                    if split is not None and fid == split.fid:
-                        second = split.record(job, value, tree)
-                        self._record(depth, (guess, fid, second), value, tree)
-                        more = self._feed(split, depth - 1, [guess])
-                        jobs.update(dict.fromkeys(more, fid))
-                        pending.extend(more)
-                        if split.running:
-                            continue
-                        value, tree = split.lower_bound(), split.tree
-                    settled.append((fid, value, tree))
-                fid, value, tree = settled.pop()
-                self._record(depth, (guess, fid), value, tree)
-                bar.update(1)
-                lbs[fid] = value  # exact, or a lower bound when cut
-                board.settle(n + sum(lbs.values()))
-                if tree is None:
-                    bar.update(len({jobs[j] for j in pending}))
-                    return n + sum(lbs.values()), None
-                subtrees[fid] = tree
-        finally:
-            self.cancel(pending)
-        return n + sum(lbs.values()), Node(guess, {fid: subtrees[fid] for fid, _ in order})
-
-    def _known_parts(self, guess: int, order: list, depth: int, lbs: dict) -> dict:
-        """The subtrees of the parts the checkpoint settles exactly (their values put in
-        ``lbs``, as are its bounds on the others)."""
-        log, subtrees = self.checkpoint, {}
-        if log is None:
-            return subtrees
-        for fid, _ in order:
-            fact = log.part_fact(self.cost, depth, (guess, fid))
-            if fact is None:
-                continue
-            self.parts_taken += 1
-            if "exact" in fact:
-                lbs[fid], subtrees[fid] = fact["exact"], fact["tree"]
-            else:
-                lbs[fid] = max(lbs[fid], fact["at_least"])
-        return subtrees
-
-    def _known_openings(self, split: SplitPart, guess: int, depth: int) -> None:
-        """A split part's guesses the checkpoint settles (``SplitPart.take``)."""
-        if self.checkpoint is not None:
-            self.parts_taken += split.take(
-                lambda second: self.checkpoint.part_fact(self.cost, depth,
-                                                         (guess, split.fid, second)))
+        (a lower bound, None): root_class.RootClass, its progress on ``self.board``."""
+        return RootClass(self, guess, parts, depth, best).settle()
 
     def _record(self, depth: int, path: tuple, value: int, tree: Node | None) -> None:
         if self.checkpoint is not None:
             self.checkpoint.record_part(self.cost, depth, path, value, tree)
-
-    def _feed(self, split: SplitPart, depth: int, path: list[int]) -> list:
-        """Submit the split part's next guesses, up to one per worker."""
-        new = []
-        while split.queue and len(split.running) < self.engine.workers:
-            bound, second = split.queue[0]
-            if bound >= split.beta:  # this guess and every later one cannot do better
-                split.bounds.append(bound)
-                split.queue.clear()
-                break
-            if split.known.get(second, 0) >= split.beta:  # an earlier run's bound cuts it
-                split.bounds.append(split.known[second])
-                split.queue.pop(0)
-                continue
-            split.queue.pop(0)
-            job = self.submit(total_guess, split.part, second, depth, split.beta,
-                              split.branching, path, self.cost)
-            split.running[job] = second
-            new.append(job)
-        return new

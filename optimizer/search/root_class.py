@@ -1,0 +1,195 @@
+"""One first-guess class of a least-cost root search (total.py): its parts, each a job, raised
+in shares of what they miss until the class is refuted or every part is exact.
+
+- ``need``: what the parts' lower bounds still miss to reach ``best``, the tree in hand. The
+  class is refuted once it is 0, and beats ``best`` once every part is exact.
+- Pass after pass, each part not yet exact is asked for a share of ``need`` (the kernel's rule
+  for a guess's parts, OPT_SHARES: half its size's share of it, all of it when it is the last
+  part not exact). Each answer is exact (below the part's cut-off) or raises the part's bound by
+  at least its share, so the passes end. A part asked for all of ``need`` is usually solved
+  exactly, which costs far more than showing it is worth its share, and most classes are
+  refuted. With no tree in hand (``best`` = INF) every part is solved in one pass.
+- Jobs are fed as workers free up, at most one per worker, so each starts from what the ones
+  before it proved. The largest part may run guess by guess (SplitPart), its guesses first.
+- Every answer is recorded in the checkpoint (a part's exact value and tree, or its bound; a
+  split part's guess the same way), and an earlier run's answers are taken from it.
+"""
+
+from __future__ import annotations
+
+from ..kernels.bundles import DCAP, INF, OPT_SHARES
+from ..kernels.total import part_weight, share_of
+from ..tree import Node
+from .jobs import total_guess, total_part
+from .split_part import SplitPart
+
+
+class Refuted(Exception):
+    """The parts' bounds reach ``best``: the class cannot beat the tree in hand."""
+
+
+class RootClass:
+    """The search of one class: ``search`` the TotalSearch it belongs to (its engine, solver,
+    checkpoint, bar and board), ``guess`` the class's first guess, ``parts`` its parts by
+    feedback id, ``best`` the cost to beat."""
+
+    def __init__(self, search, guess: int, parts: dict, depth: int, best: int):
+        s = self.search = search
+        self.guess, self.depth, self.best = guess, depth, best
+        bounds, _ = s.solver.cost(s.cost)
+        self.root_cost = bounds.guess_cost * s.solver.game.n_secrets  # the first guess, once each
+        self.one_code = self.root_cost + bounds.last_cost * (depth == 1)
+        self.order = sorted(parts.items(), key=lambda kv: -len(kv[1]))  # largest first
+        self.parts = dict(self.order)
+        dc = min(depth - 1, DCAP)
+        self.lbs = {fid: int(bounds.LB[s.solver.branches, len(p), dc]) for fid, p in self.order}
+        self.subtrees: dict[int, Node] = {}  # the parts solved exactly
+        self.split: SplitPart | None = None
+        self.jobs: dict = {}  # running job -> feedback id of its part
+        self.shares = bool(s.solver.opts & OPT_SHARES)
+        self.asking: list[int] = []  # the parts the pass on asks
+
+    # --- the class -----------------------------------------------------------------------------
+    def lower(self) -> int:
+        return self.root_cost + sum(self.lbs.values())
+
+    def settle(self) -> tuple[int, Node | None]:
+        """(least cost of the class when below ``best``, its tree), else (a bound >= best,
+        None)."""
+        if not self.order:  # the only code: solved by the first guess
+            return self.one_code, Node(self.guess)
+        self._known_parts()
+        self.search.bar.update(len(self.subtrees))
+        try:
+            self._check()
+            self._split()
+            while len(self.subtrees) < len(self.order):
+                self._pass(self._open())
+        except Refuted:
+            self.search.bar.update(len(self.order) - len(self.subtrees))
+            return self.lower(), None
+        finally:
+            self.search.cancel(list(self.jobs))
+        return self.lower(), Node(self.guess, {fid: self.subtrees[fid] for fid, _ in self.order})
+
+    def _check(self) -> None:
+        self.search.board.settle(self.lower())
+        if self.lower() >= self.best:
+            raise Refuted
+
+    def _known_parts(self) -> None:
+        """The parts the checkpoint settles exactly, and its bounds on the others."""
+        log = self.search.checkpoint
+        if log is None:
+            return
+        for fid, _ in self.order:
+            fact = log.part_fact(self.search.cost, self.depth, (self.guess, fid))
+            if fact is None:
+                continue
+            self.search.parts_taken += 1
+            if "exact" in fact:
+                self.lbs[fid], self.subtrees[fid] = fact["exact"], fact["tree"]
+            else:
+                self.lbs[fid] = max(self.lbs[fid], fact["at_least"])
+
+    def _split(self) -> None:
+        """Run the largest open part guess by guess when it is worth it (RootSearch.splits);
+        its least one-step bound may refute the class at once."""
+        todo = [(fid, part) for fid, part in self.order if fid not in self.subtrees]
+        s = self.search
+        if not todo or self.depth < 3 or len(todo[0][1]) <= 2 or not s.splits(todo[0][1]):
+            return
+        fid, part = todo[0]
+        ranked, branching, _ = s.solver.rank_total(part, self.depth - 1, [self.guess],
+                                                   cost=s.cost)
+        self.lbs[fid] = max(self.lbs[fid], ranked[0][0] if ranked else int(INF))
+        self._check()
+        self.split = SplitPart(fid, part, branching, ranked)
+        if s.checkpoint is not None:
+            s.parts_taken += self.split.take(
+                lambda second: s.checkpoint.part_fact(s.cost, self.depth,
+                                                      (self.guess, fid, second)))
+
+    def _open(self) -> list[int]:
+        """The parts a pass asks, largest first. A split part is asked last and alone, for all
+        that is missing, once every other part is exact: each time it is asked, each of its
+        guesses is searched again (thousands, in Battleship), where the other parts are cheap
+        to raise. With no tree in hand it comes first (its guesses are the longest jobs)."""
+        open_ = [fid for fid, _ in self.order if fid not in self.subtrees]
+        split = self.split
+        if split is None or self.best >= INF or open_ == [split.fid]:
+            return open_
+        return [fid for fid in open_ if fid != split.fid]
+
+    # --- a pass --------------------------------------------------------------------------------
+    def _pass(self, fids: list[int]) -> None:
+        """Ask each part of ``fids`` (not exact) for its share of what is missing."""
+        queue, self.asking = list(fids), fids
+        w_left = sum(part_weight(len(self.parts[f])) for f in queue)
+        while queue or self.jobs:
+            while len(self.jobs) < self.search.engine.workers:
+                if self._feed_split():
+                    continue
+                if not queue:
+                    break
+                fid = queue.pop(0)
+                weight = part_weight(len(self.parts[fid]))
+                cutoff = self._cutoff(fid, weight, w_left)
+                w_left -= weight
+                if self.split is not None and fid == self.split.fid:
+                    self.split.ask(cutoff)
+                    if self.split.done():  # the checkpoint's facts settle it
+                        self._answer(fid, self.split.lower_bound(), self.split.tree)
+                    continue
+                job = self.search.submit(total_part, self.parts[fid], self.depth - 1, cutoff,
+                                         [self.guess], self.search.cost)
+                self.jobs[job] = fid
+            if not self.jobs:
+                return
+            job = next(self.search.finished(list(self.jobs)))
+            fid = self.jobs.pop(job)
+            value, tree = self.search.result(job)[:2]
+            if self.split is not None and fid == self.split.fid:
+                second = self.split.record(job, value, tree)
+                self.search._record(self.depth, (self.guess, fid, second), value, tree)
+                if not self.split.done():
+                    continue
+                value, tree = self.split.lower_bound(), self.split.tree
+            self._answer(fid, value, tree)
+
+    def _cutoff(self, fid: int, weight: int, w_left: int) -> int:
+        """What part ``fid`` is asked to stay below: its bound plus its share of ``need``."""
+        need = self.best - self.lower()
+        if self.best >= INF:
+            return int(INF)
+        if self.shares and sum(f not in self.subtrees for f in self.asking) > 1:
+            need = int(share_of(need, weight, w_left))
+        return self.lbs[fid] + need
+
+    def _feed_split(self) -> bool:
+        """Submit the split part's next guess when its query is on; whether one was."""
+        split = self.split
+        if split is None or not split.asked:
+            return False
+        second = split.next_guess()
+        if second is None:
+            return False
+        job = self.search.submit(total_guess, split.part, second, self.depth - 1, split.beta,
+                                 split.branching, [self.guess], self.search.cost)
+        split.running[job] = second
+        self.jobs[job] = split.fid
+        return True
+
+    def _answer(self, fid: int, value: int, tree: Node | None) -> None:
+        """A part's answer to its query: exact (``tree``) or a bound; Refuted when the class
+        can no longer beat ``best``."""
+        if self.split is not None and fid == self.split.fid:
+            self.split.asked = False
+        self.search._record(self.depth, (self.guess, fid), value, tree)
+        if tree is not None:
+            self.subtrees[fid] = tree
+            self.lbs[fid] = value
+            self.search.bar.update(1)
+        else:
+            self.lbs[fid] = max(self.lbs[fid], value)
+        self._check()
