@@ -44,7 +44,7 @@ class RootClass:
         dc = min(depth - 1, DCAP)
         self.lbs = {fid: int(bounds.LB[s.solver.branches, len(p), dc]) for fid, p in self.order}
         self.subtrees: dict[int, Node] = {}  # the parts solved exactly
-        self.split: SplitPart | None = None
+        self.splits: dict[int, SplitPart] = {}  # the parts run guess by guess
         self.jobs: dict = {}  # running job -> feedback id of its part
         self.shares = bool(s.solver.opts & OPT_SHARES)
         self.asking: list[int] = []  # the parts the pass on asks
@@ -93,33 +93,34 @@ class RootClass:
                 self.lbs[fid] = max(self.lbs[fid], fact["at_least"])
 
     def _split(self) -> None:
-        """Run the largest open part guess by guess when it is worth it (RootSearch.splits);
-        its least one-step bound may refute the class at once."""
-        todo = [(fid, part) for fid, part in self.order if fid not in self.subtrees]
+        """Run the large open parts guess by guess when it is worth it (RootSearch.splits): the
+        largest, and with a tree in hand every one (a part asked for all that is missing may
+        take one thread many minutes). Their least one-step bounds may refute the class."""
         s = self.search
-        if not todo or self.depth < 3 or len(todo[0][1]) <= 2 or not s.splits(todo[0][1]):
-            return
-        fid, part = todo[0]
-        ranked, branching, _ = s.solver.rank_total(part, self.depth - 1, [self.guess],
-                                                   cost=s.cost)
-        self.lbs[fid] = max(self.lbs[fid], ranked[0][0] if ranked else int(INF))
-        self._check()
-        self.split = SplitPart(fid, part, branching, ranked)
-        if s.checkpoint is not None:
-            s.parts_taken += self.split.take(
-                lambda second: s.checkpoint.part_fact(s.cost, self.depth,
-                                                      (self.guess, fid, second)))
+        todo = [(fid, part) for fid, part in self.order if fid not in self.subtrees]
+        if self.best >= INF:
+            todo = todo[:1]
+        for fid, part in todo:
+            if self.depth < 3 or len(part) <= 2 or not s.splits(part):
+                break  # largest first: no later part splits either
+            ranked, branching, _ = s.solver.rank_total(part, self.depth - 1, [self.guess],
+                                                       cost=s.cost)
+            self.lbs[fid] = max(self.lbs[fid], ranked[0][0] if ranked else int(INF))
+            self._check()
+            split = self.splits[fid] = SplitPart(fid, part, branching, ranked)
+            if s.checkpoint is not None:
+                s.parts_taken += split.take(
+                    lambda second, fid=fid: s.checkpoint.part_fact(s.cost, self.depth,
+                                                                   (self.guess, fid, second)))
 
     def _open(self) -> list[int]:
-        """The parts a pass asks, largest first. A split part is asked last and alone, for all
-        that is missing, once every other part is exact: each time it is asked, each of its
-        guesses is searched again (thousands, in Battleship), where the other parts are cheap
-        to raise. With no tree in hand it comes first (its guesses are the longest jobs)."""
+        """The parts a pass asks, largest first. Split parts are asked only once every other
+        part is exact: each time one is asked, each of its guesses is searched again
+        (thousands, in Battleship), where the other parts are cheap to raise. With no tree in
+        hand they come first (their guesses are the longest jobs)."""
         open_ = [fid for fid, _ in self.order if fid not in self.subtrees]
-        split = self.split
-        if split is None or self.best >= INF or open_ == [split.fid]:
-            return open_
-        return [fid for fid in open_ if fid != split.fid]
+        whole = [fid for fid in open_ if fid not in self.splits]
+        return open_ if self.best >= INF or not whole else whole
 
     # --- a pass --------------------------------------------------------------------------------
     def _pass(self, fids: list[int]) -> None:
@@ -136,10 +137,11 @@ class RootClass:
                 weight = part_weight(len(self.parts[fid]))
                 cutoff = self._cutoff(fid, weight, w_left)
                 w_left -= weight
-                if self.split is not None and fid == self.split.fid:
-                    self.split.ask(cutoff)
-                    if self.split.done():  # the checkpoint's facts settle it
-                        self._answer(fid, self.split.lower_bound(), self.split.tree)
+                split = self.splits.get(fid)
+                if split is not None:
+                    split.ask(cutoff)
+                    if split.done():  # what earlier queries proved settles it
+                        self._answer(fid, split.lower_bound(), split.tree)
                     continue
                 job = self.search.submit(total_part, self.parts[fid], self.depth - 1, cutoff,
                                          [self.guess], self.search.cost)
@@ -149,16 +151,18 @@ class RootClass:
             job = next(self.search.finished(list(self.jobs)))
             fid = self.jobs.pop(job)
             value, tree = self.search.result(job)[:2]
-            if self.split is not None and fid == self.split.fid:
-                second = self.split.record(job, value, tree)
+            split = self.splits.get(fid)
+            if split is not None:
+                second = split.record(job, value, tree)
                 self.search._record(self.depth, (self.guess, fid, second), value, tree)
-                if not self.split.done():
+                if not split.done():
                     continue
-                value, tree = self.split.lower_bound(), self.split.tree
+                value, tree = split.lower_bound(), split.tree
             self._answer(fid, value, tree)
 
     def _cutoff(self, fid: int, weight: int, w_left: int) -> int:
-        """What part ``fid`` is asked to stay below: its bound plus its share of ``need``."""
+        """What part ``fid`` is asked to stay below: its bound plus its share of ``need``. (A
+        part asked for more than it is worth is solved exactly: the share is kept small.)"""
         need = self.best - self.lower()
         if self.best >= INF:
             return int(INF)
@@ -167,24 +171,26 @@ class RootClass:
         return self.lbs[fid] + need
 
     def _feed_split(self) -> bool:
-        """Submit the split part's next guess when its query is on; whether one was."""
-        split = self.split
-        if split is None or not split.asked:
-            return False
-        second = split.next_guess()
-        if second is None:
-            return False
-        job = self.search.submit(total_guess, split.part, second, self.depth - 1, split.beta,
-                                 split.branching, [self.guess], self.search.cost)
-        split.running[job] = second
-        self.jobs[job] = split.fid
-        return True
+        """Submit the next guess of a split part whose query is on; whether one was."""
+        for split in self.splits.values():
+            if not split.asked:
+                continue
+            second = split.next_guess()
+            if second is None:
+                continue
+            job = self.search.submit(total_guess, split.part, second, self.depth - 1,
+                                     split.beta, split.branching, [self.guess],
+                                     self.search.cost)
+            split.running[job] = second
+            self.jobs[job] = split.fid
+            return True
+        return False
 
     def _answer(self, fid: int, value: int, tree: Node | None) -> None:
         """A part's answer to its query: exact (``tree``) or a bound; Refuted when the class
         can no longer beat ``best``."""
-        if self.split is not None and fid == self.split.fid:
-            self.split.asked = False
+        if fid in self.splits:
+            self.splits[fid].asked = False
         self.search._record(self.depth, (self.guess, fid), value, tree)
         if tree is not None:
             self.subtrees[fid] = tree
