@@ -320,3 +320,20 @@ def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace(mo
                          "seconds_per_class": 10.0}
     pace.update(1, best=7)  # a better tree: no class after the second has a bound below 7
     assert pace.left["classes"] == 0 and pace.left["seconds_per_class"] == 15.0
+
+
+def test_a_class_an_earlier_run_half_searched_does_not_set_the_pace(monkeypatch):
+    """Its parts came from a checkpoint: it took less than a class searched whole, so its time
+    counts only until one is."""
+    from optimizer.search import progress
+
+    clock = iter([0.0, 2.0, 102.0, 104.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    pace = progress.Pace([5, 6, 7, 9, 12], workers=1)
+    pace.update(0, best=10, whole=False)
+    assert pace.left["seconds_per_class"] == 2.0  # nothing better known yet
+    pace.update(1, best=10)
+    assert pace.left["seconds_per_class"] == 100.0
+    pace.update(2, best=10, whole=False)
+    assert pace.left == {"classes": 1, "core_hours": round(100 / 3600, 2),
+                         "seconds_per_class": 100.0}

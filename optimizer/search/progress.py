@@ -12,18 +12,26 @@ from ..kernels.bundles import INF
 class Pace:
     """An honest estimate of what a least-cost root search has left: the classes whose bound is
     still below the best cost in hand and that are not settled, times the mean time of a class
-    settled so far by this run (wall seconds x the engine's workers: core-hours). Updated as
-    each class is settled; None until one is."""
+    settled so far by this run (wall seconds x the engine's workers: core-hours). A class that
+    took part facts from a checkpoint was partly searched by an earlier run: its time counts
+    only while no class was searched whole. Updated as each class is settled; None until one
+    is."""
 
     def __init__(self, bounds: list[int], workers: int):
         self.bounds, self.workers = bounds, max(1, workers)
-        self.start, self.done = time.monotonic(), 0
+        self.last = time.monotonic()
+        self.seconds = {True: 0.0, False: 0.0}  # by whether the class was searched whole
+        self.count = {True: 0, False: 0}
         self.left: dict | None = None
 
-    def update(self, index: int, best: int) -> str:
-        self.done += 1
+    def update(self, index: int, best: int, whole: bool = True) -> str:
+        now = time.monotonic()
+        self.seconds[whole] += now - self.last
+        self.count[whole] += 1
+        self.last = now
+        kind = bool(self.count[True])  # the classes searched whole, once there are any
         classes = max(0, bisect.bisect_left(self.bounds, best) - index - 1)
-        each = (time.monotonic() - self.start) / self.done
+        each = self.seconds[kind] / self.count[kind]
         hours = classes * each * self.workers / 3600
         self.left = {"classes": classes, "core_hours": round(hours, 2),
                      "seconds_per_class": round(each, 3)}
@@ -40,6 +48,8 @@ class Board:
         self.bar, self.shown, self.proven = bar, shown, proven
         self.best, self.value, self.index = best, value, 0
         self.estimate = ""  # what is left (Pace), once known
+        self.detail = ""  # what the class searched now is doing, when it takes long
+        self.text = ""
 
     def settle(self, lower: int) -> None:
         """The class searched now is shown to cost at least ``lower``."""
@@ -51,4 +61,11 @@ class Board:
         else:
             gap = (self.value - bound) / bound if bound else 0.0
             text = f"best {self.shown(self.value)}, bound {self.shown(bound)}, gap {100 * gap:.2f}%"
-        self.bar.set_postfix_str(text + (f", {self.estimate}" if self.estimate else ""))
+        self.text = text
+        self.note(self.detail)
+
+    def note(self, detail: str) -> None:
+        """Say what the class searched now is doing ("" when nothing worth saying)."""
+        self.detail = detail
+        extra = [x for x in (self.estimate, detail) if x]
+        self.bar.set_postfix_str(", ".join([self.text] + extra))

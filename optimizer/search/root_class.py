@@ -140,6 +140,7 @@ class RootClass:
                 split = self.splits.get(fid)
                 if split is not None:
                     split.ask(cutoff)
+                    self._show(split)
                     if split.done():  # what earlier queries proved settles it
                         self._answer(fid, split.lower_bound(), split.tree)
                     continue
@@ -156,6 +157,8 @@ class RootClass:
                 second = split.record(job, value, tree)
                 self.search._record(self.depth, (self.guess, fid, second), value, tree)
                 if not split.done():
+                    if len(split.searched) % 50 == 0:
+                        self._show(split)
                     continue
                 value, tree = split.lower_bound(), split.tree
             self._answer(fid, value, tree)
@@ -169,6 +172,13 @@ class RootClass:
         if self.shares and sum(f not in self.subtrees for f in self.asking) > 1:
             need = int(share_of(need, weight, w_left))
         return self.lbs[fid] + need
+
+    def _show(self, split: SplitPart) -> None:
+        """A split part's query beside the bar: it may take minutes."""
+        self.search.board.note(
+            f"{self.search.solver.game.format_code(self.guess)}: part of {len(split.part)} "
+            f"below {self.search.shown(split.beta)}? {len(split.searched)} of "
+            f"{len(split.searched) + len(split.queue) + len(split.running)} guesses")
 
     def _feed_split(self) -> bool:
         """Submit the next guess of a split part whose query is on; whether one was."""
@@ -191,6 +201,7 @@ class RootClass:
         can no longer beat ``best``."""
         if fid in self.splits:
             self.splits[fid].asked = False
+            self.search.board.note("")
         self.search._record(self.depth, (self.guess, fid), value, tree)
         if tree is not None:
             self.subtrees[fid] = tree

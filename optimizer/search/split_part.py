@@ -30,6 +30,7 @@ class SplitPart:
     known: dict = field(default_factory=dict)  # guess -> a proven lower bound on its cost
     exact: dict = field(default_factory=dict)  # guess -> (its exact cost, its tree)
     asked: bool = False  # whether a query is on
+    searched: list = field(default_factory=list)  # the guesses this query searched so far
 
     def ask(self, cutoff: int) -> None:
         """Start a query: is the part's cost below ``cutoff``? What earlier queries (or the
@@ -37,6 +38,7 @@ class SplitPart:
         are queued in the order of their best bound, those reaching the cut-off left out."""
         assert not self.running
         self.beta, self.tree, self.bounds, self.asked = cutoff, None, [], True
+        self.searched = []
         queue = []
         for bound, guess in self.ranked:
             if guess in self.exact:
@@ -68,6 +70,7 @@ class SplitPart:
     def record(self, job, value: int, tree: Node | None) -> int:
         """Take a finished job's result; returns its guess."""
         second = self.running.pop(job)
+        self.searched.append(second)
         if tree is not None:
             self.exact[second] = (value, tree)
         else:

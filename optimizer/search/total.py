@@ -90,6 +90,7 @@ class TotalSearch(RootSearch):
                     self.taken.add(guess)
                     bar.update(len(parts))
                     continue
+                taken = self.parts_taken
                 value, root = self.class_total(guess, parts, depth, best)
                 out.searched += 1
                 if root is not None and value < best:
@@ -98,7 +99,7 @@ class TotalSearch(RootSearch):
                     if log is not None:
                         log.record_incumbent(self.cost, depth, value, root)
                 board.settle(max(value, best))
-                board.estimate = pace.update(index, best)
+                board.estimate = pace.update(index, best, whole=self.parts_taken == taken)
                 if log is not None:
                     log.record_estimate(self.cost, depth, pace.left)
                     log.record_total(self.cost, guess, depth, value, exact=root is not None)
