@@ -155,7 +155,7 @@ class RootClass:
             split = self.splits.get(fid)
             if split is not None:
                 second = split.record(job, value, tree)
-                self.search._record(self.depth, (self.guess, fid, second), value, tree)
+                self._record((self.guess, fid, second), value, tree)
                 if not split.done():
                     if len(split.searched) % 50 == 0:
                         self._show(split)
@@ -172,6 +172,11 @@ class RootClass:
         if self.shares and sum(f not in self.subtrees for f in self.asking) > 1:
             need = int(share_of(need, weight, w_left))
         return self.lbs[fid] + need
+
+    def _record(self, path: tuple, value: int, tree: Node | None) -> None:
+        log = self.search.checkpoint
+        if log is not None:
+            log.record_part(self.search.cost, self.depth, path, value, tree)
 
     def _show(self, split: SplitPart) -> None:
         """A split part's query beside the bar: it may take minutes."""
@@ -202,7 +207,7 @@ class RootClass:
         if fid in self.splits:
             self.splits[fid].asked = False
             self.search.board.note("")
-        self.search._record(self.depth, (self.guess, fid), value, tree)
+        self._record((self.guess, fid), value, tree)
         if tree is not None:
             self.subtrees[fid] = tree
             self.lbs[fid] = value

@@ -54,17 +54,20 @@ class SplitPart:
         queue.sort(key=lambda entry: entry[0])  # stable: the kernel's order among equals
         self.queue = queue
 
-    def next_guess(self) -> int | None:
-        """The next guess to search, or None when none is left that may beat the cut-off."""
-        if self.queue and self.queue[0][0] >= self.beta:  # it and every later one cannot
+    def _prune(self) -> None:
+        """Drop the queue once its best bound reaches the cut-off: no guess in it can beat it."""
+        if self.queue and self.queue[0][0] >= self.beta:
             self.bounds.append(self.queue[0][0])
             self.queue.clear()
+
+    def next_guess(self) -> int | None:
+        """The next guess to search, or None when none is left that may beat the cut-off."""
+        self._prune()
         return self.queue.pop(0)[1] if self.queue else None
 
     def done(self) -> bool:
         """Whether the query is answered: nothing running and nothing left worth searching."""
-        if self.queue and self.queue[0][0] >= self.beta:
-            self.next_guess()
+        self._prune()
         return not self.running and not self.queue
 
     def record(self, job, value: int, tree: Node | None) -> int:

@@ -262,7 +262,3 @@ class TotalSearch(RootSearch):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
         (a lower bound, None): root_class.RootClass, its progress on ``self.board``."""
         return RootClass(self, guess, parts, depth, best).settle()
-
-    def _record(self, depth: int, path: tuple, value: int, tree: Node | None) -> None:
-        if self.checkpoint is not None:
-            self.checkpoint.record_part(self.cost, depth, path, value, tree)
