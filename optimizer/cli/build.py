@@ -40,8 +40,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "guess's lower bound by the lookahead bound K guesses deep, lowest "
                              "first (for games too large to finish: a proven bound, and a gap)")
     parser.add_argument("--improve", type=positive_seconds, default=0.0, metavar="SECONDS",
-                        help="least-total objectives: before the search, spend up to this long "
-                             "improving the greedy tree by rollouts (a better tree to beat)")
+                        help="least-cost objectives: before each least-cost search, spend up "
+                             "to this long on a better tree to beat: rollouts from the greedy "
+                             "tree (the total only, up to half of it), then exact subtrees in "
+                             "the best tree in hand, the checkpoint's included, smallest first")
     parser.add_argument("--first", metavar="CODE", default=None,
                         help="exact objectives: the best trees opening with this code (how "
                              "openings are ranked); the tree's meta.opening says what is proven")

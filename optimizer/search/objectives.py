@@ -20,8 +20,8 @@ from .engine import open_engine
 from .height import HeightSearch
 from .jobs import class_bound, total_guess, total_part
 from .observer import QUIET, Observer
+from .polish import better_tree
 from .request import Request
-from .rollout import improve
 from .root import STOPPED_EARLY, Outcome
 from .solver import KERNELS, NodeSolver
 from .strategies import greedy, height_incumbent, total_incumbent
@@ -115,18 +115,25 @@ class Search:
         ``upper`` its cost."""
         # The height kernels only where something calls them: the rollouts (a tree's fit within
         # a depth limit); loading them for nothing was a tenth of a small game's command.
-        improving = bool(self.improve) and cost == "total"
-        self.ready(("total",) + ("lookahead",) * bool(self.lookahead) + ("height",) * improving)
-        if improving:
-            seconds = self.improve
-            if self.deadline is not None:
-                seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
-            s = self.solver
-            bound = int(s.bounds.LB[s.branches, self.game.n_secrets, min(depth, DCAP)])
-            upper, incumbent = improve(s, upper, incumbent, depth, seconds, bound, self.observer)
+        rollouts = bool(self.improve) and cost == "total"
+        self.ready(("total",) + ("lookahead",) * bool(self.lookahead) + ("height",) * rollouts)
+        if self.improve:
+            upper, incumbent = self._improved(depth, upper, incumbent, cost)
         out = self.total_search(cost).min_total(depth, upper, incumbent)
         self.facts_taken += out.taken + out.parts_taken
         return out
+
+    def _improved(self, depth: int, upper: int | None, incumbent: Node | None,
+                  cost: str) -> tuple[int | None, Node | None]:
+        """--improve: a better tree to beat (polish.better_tree) than the best in hand, the
+        checkpoint's included, within its seconds and the time limit."""
+        seconds = self.improve
+        if self.deadline is not None:
+            seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
+        if self.checkpoint is not None:
+            upper, incumbent = self.checkpoint.better_incumbent(cost, depth, upper, incumbent)
+        return better_tree(self.solver, self.engine, depth, upper, incumbent, cost, seconds,
+                           self.observer)
 
     def fewest_deepest(self, depth: int, start: Node,
                        lexicographic: bool = True) -> tuple[Outcome, Outcome | None]:

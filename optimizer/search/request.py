@@ -28,7 +28,7 @@ class Request:
     scheduler: str | None = None
     checkpoint: str | None = None  # a checkpoint file's path
     lookahead: int = 0  # levels of the lookahead bound raised at the root
-    improve: float = 0.0  # seconds of rollouts improving the greedy tree first
+    improve: float = 0.0  # seconds spent on a better tree to beat first (rollouts, polish)
     first: str | None = None  # an opening: the best trees that start with this code only
 
     def __post_init__(self):
