@@ -113,3 +113,13 @@ def test_searches_that_improve_their_tree_first_stay_exact(objective, tmp_path):
         assert tree.optimal and plain.optimal
         assert (replay(tree).total, replay(tree).height) == (replay(plain).total,
                                                              replay(plain).height)
+
+
+def test_the_tree_records_what_improving_did(tmp_path):
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    tree = build(Request(parse_game("mastermind:3x3"), "total", workers=1, improve=2))
+    step = tree.meta["improve"]["total"]
+    assert step["to"] <= step["from"] and step["to"] >= replay(tree).total
+    assert 0 <= step["seconds"] <= 10

@@ -42,7 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--improve", type=positive_seconds, default=0.0, metavar="SECONDS",
                         help="least-cost objectives: before each least-cost search, spend up "
                              "to this long on a better tree to beat: rollouts from the greedy "
-                             "tree (the total only, up to half of it), then exact subtrees in "
+                             "tree (the total only, up to half of it, and not when the "
+                             "checkpoint holds a better tree), then exact subtrees in "
                              "the best tree in hand, the checkpoint's included, smallest first")
     parser.add_argument("--first", metavar="CODE", default=None,
                         help="exact objectives: the best trees opening with this code (how "

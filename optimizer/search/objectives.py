@@ -70,6 +70,7 @@ class Search:
         # settled): what the claims of the trees it writes rest on besides its own search.
         self.facts_taken = 0
         self.least_height = 0  # the game's least height, once a search here proved it
+        self.improved: dict = {}  # cost -> what --improve made of the tree to beat (meta)
 
     def __enter__(self) -> Search:
         return self
@@ -125,15 +126,21 @@ class Search:
 
     def _improved(self, depth: int, upper: int | None, incumbent: Node | None,
                   cost: str) -> tuple[int | None, Node | None]:
-        """--improve: a better tree to beat (polish.better_tree) than the best in hand, the
-        checkpoint's included, within its seconds and the time limit."""
+        """--improve: a better tree to beat (polish.better_tree) than the best in hand, within
+        its seconds and the time limit. A better tree from the checkpoint is polished, without
+        rollouts: the runs that found it had theirs."""
         seconds = self.improve
         if self.deadline is not None:
             seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
+        held, start = incumbent, time.monotonic()
         if self.checkpoint is not None:
             upper, incumbent = self.checkpoint.better_incumbent(cost, depth, upper, incumbent)
-        return better_tree(self.solver, self.engine, depth, upper, incumbent, cost, seconds,
-                           self.observer)
+        before = upper
+        upper, incumbent = better_tree(self.solver, self.engine, depth, upper, incumbent, cost,
+                                       seconds, self.observer, rollouts=incumbent is held)
+        self.improved[cost] = {"from": before, "to": upper,
+                               "seconds": round(time.monotonic() - start, 3)}
+        return upper, incumbent
 
     def fewest_deepest(self, depth: int, start: Node,
                        lexicographic: bool = True) -> tuple[Outcome, Outcome | None]:
@@ -248,6 +255,8 @@ class Search:
         if self.checkpoint is not None:
             meta["checkpoint"] = str(self.checkpoint.path)
         meta.update(step.meta)
+        if self.improved:
+            meta["improve"] = dict(self.improved)
         if out.stopped:
             meta["stopped"] = True
         if self.checkpoint is not None:  # the tree's provenance (tree.checkpoint_facts)

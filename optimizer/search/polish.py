@@ -90,13 +90,14 @@ def _node_at(root: Node, key: tuple[int, ...]) -> tuple[Node | None, Node | None
 
 def better_tree(solver: NodeSolver, engine, depth: int, upper: int | None,
                 incumbent: Node | None, cost: str, seconds: float,
-                observer: Observer = QUIET) -> tuple[int | None, Node | None]:
+                observer: Observer = QUIET,
+                rollouts: bool = True) -> tuple[int | None, Node | None]:
     """(cost, root) of a tree to beat at least as good as ``incumbent`` (``upper`` its cost),
-    found within ``seconds``: for the total, rollouts (rollout.improve) for up to half of them;
-    then exact subtrees (``polish``) in the best tree in hand for the rest. The tree in hand is
-    not changed."""
+    found within ``seconds``: for the total when ``rollouts``, rollouts (rollout.improve) for
+    up to half of them; then exact subtrees (``polish``) in the best tree in hand for the rest.
+    The tree in hand is not changed."""
     stop = time.monotonic() + seconds
-    if cost == "total":
+    if cost == "total" and rollouts:
         bound = int(solver.bounds.LB[solver.branches, solver.game.n_secrets, min(depth, DCAP)])
         upper, incumbent = improve(solver, upper, incumbent, depth, seconds / 2, bound, observer)
     if incumbent is None:
