@@ -4,6 +4,7 @@ whole and within its depth, and it never costs more than before."""
 
 import time
 
+import numpy as np
 import pytest
 from oracle import plain_cost
 
@@ -40,7 +41,8 @@ def test_every_part_of_the_opening_gets_its_plain_optimum(spec, mode, cost, thre
         before = _cost(game, mode, root, depth, cost)
         engine = InProcess(solver, threads)
         try:
-            root, saved = polish(solver, engine, root, depth, time.monotonic() + 60, cost=cost)
+            root, saved, settled = polish(solver, engine, root, depth, time.monotonic() + 60,
+                                          cost=cost)
         finally:
             engine.close()
         result = replay(Tree(game, root, cost, mode))
@@ -53,7 +55,7 @@ def test_every_part_of_the_opening_gets_its_plain_optimum(spec, mode, cost, thre
         want = guess_cost * len(secrets) + last_cost * int(depth == 1 and root.guess in secrets)
         for part in game.parts(root.guess, secrets).values():
             want += plain(frozenset(int(s) for s in part), depth - 1, guess_cost, last_cost)
-        assert after == want
+        assert after == want and settled
 
 
 def test_a_subtree_cost_is_what_replay_counts():
@@ -87,10 +89,12 @@ def test_a_deadline_already_past_changes_nothing():
     solver = NodeSolver(game, "any", table_bits=14)
     engine = InProcess(solver)
     try:
-        root, saved = polish(solver, engine, root, game.n_secrets, time.monotonic() - 1)
+        root, saved, settled = polish(solver, engine, root, game.n_secrets,
+                                      time.monotonic() - 1)
     finally:
         engine.close()
     assert saved == 0 and replay(Tree(game, root, "total", "any")).total == before
+    assert not settled  # the first-consistent tree's parts are not all at their bounds
 
 
 def test_a_node_under_a_replaced_subtree_is_left_alone():
@@ -123,3 +127,30 @@ def test_the_tree_records_what_improving_did(tmp_path):
     step = tree.meta["improve"]["total"]
     assert step["to"] <= step["from"] and step["to"] >= replay(tree).total
     assert 0 <= step["seconds"] <= 10
+
+
+def test_an_opening_shown_optimal_is_a_class_fact_that_verifies(tmp_path, capsys):
+    from optimizer.cli import main as moo
+    from optimizer.formats.checkpoint import Checkpoint
+    from optimizer.formats.tree_file import read_tree
+
+    game = parse_game("bulls-cows:3x5")
+    plain = plain_cost(game, "any")
+    checkpoint, out = tmp_path / "c.json", tmp_path / "t.json"
+    moo(["build", "bulls-cows:3x5", "--objective", "total", "--improve", "5", "--workers", "2",
+         "--quiet", "--checkpoint", str(checkpoint), "-o", str(out)])
+    tree = read_tree(out)
+    start = tree.meta["improve"]["total"]
+    log = Checkpoint(checkpoint, game, "any")
+    classes = log.totals["total", game.n_secrets].classes
+    # the improved tree's opening: its least total by the plain search
+    opening = [g for g, fact in classes.items() if fact.get("exact") == start["to"]]
+    assert opening
+    secrets = frozenset(range(game.n_secrets))
+    for g in opening:
+        parts = game.parts(g, np.arange(game.n_secrets, dtype=np.int32))
+        want = len(secrets) + sum(plain(frozenset(int(s) for s in p), game.n_secrets - 1, 1, 0)
+                                  for p in parts.values())
+        assert classes[g]["exact"] == want
+    assert moo(["checkpoint", "verify", str(checkpoint)]) == 0
+    capsys.readouterr()

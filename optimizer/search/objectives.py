@@ -22,7 +22,7 @@ from .jobs import class_bound, total_guess, total_part
 from .observer import QUIET, Observer
 from .polish import better_tree
 from .request import Request
-from .root import STOPPED_EARLY, Outcome
+from .root import STOPPED_EARLY, Outcome, root_classes
 from .solver import KERNELS, NodeSolver
 from .strategies import greedy, height_incumbent, total_incumbent
 from .total import TotalSearch
@@ -136,10 +136,18 @@ class Search:
         if self.checkpoint is not None:
             upper, incumbent = self.checkpoint.better_incumbent(cost, depth, upper, incumbent)
         before = upper
-        upper, incumbent = better_tree(self.solver, self.engine, depth, upper, incumbent, cost,
-                                       seconds, self.observer, rollouts=incumbent is held)
+        upper, incumbent, settled = better_tree(self.solver, self.engine, depth, upper,
+                                                incumbent, cost, seconds, self.observer,
+                                                rollouts=incumbent is held)
         self.improved[cost] = {"from": before, "to": upper,
                                "seconds": round(time.monotonic() - start, 3)}
+        if settled and self.checkpoint is not None and incumbent.guess in {
+                g for g, _ in root_classes(self.solver)}:
+            # every part of the opening searched exactly: its class is settled
+            self.checkpoint.record_total(cost, incumbent.guess, depth, upper, exact=True)
+            limit = f"within {depth}" if depth < self.game.n_secrets else "with no depth limit"
+            self.observer.note(f"exact subtrees: {self.game.format_code(incumbent.guess)} "
+                               f"costs exactly {upper} {limit}")
         return upper, incumbent
 
     def fewest_deepest(self, depth: int, start: Node,

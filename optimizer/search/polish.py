@@ -91,39 +91,43 @@ def _node_at(root: Node, key: tuple[int, ...]) -> tuple[Node | None, Node | None
 def better_tree(solver: NodeSolver, engine, depth: int, upper: int | None,
                 incumbent: Node | None, cost: str, seconds: float,
                 observer: Observer = QUIET,
-                rollouts: bool = True) -> tuple[int | None, Node | None]:
+                rollouts: bool = True) -> tuple[int | None, Node | None, bool]:
     """(cost, root) of a tree to beat at least as good as ``incumbent`` (``upper`` its cost),
     found within ``seconds``: for the total when ``rollouts``, rollouts (rollout.improve) for
-    up to half of them; then exact subtrees (``polish``) in the best tree in hand for the rest.
-    The tree in hand is not changed."""
+    up to half of them; then exact subtrees (``polish``) in the best tree in hand for the rest;
+    and whether that showed every part of its opening optimal (the cost is then the least of
+    the trees opening so). The tree in hand is not changed."""
     stop = time.monotonic() + seconds
     if cost == "total" and rollouts:
         bound = int(solver.bounds.LB[solver.branches, solver.game.n_secrets, min(depth, DCAP)])
         upper, incumbent = improve(solver, upper, incumbent, depth, seconds / 2, bound, observer)
     if incumbent is None:
-        return upper, incumbent
-    root, saved = polish(solver, engine, copy.deepcopy(incumbent), depth, stop, observer, cost)
+        return upper, incumbent, False
+    root, saved, settled = polish(solver, engine, copy.deepcopy(incumbent), depth, stop,
+                                  observer, cost)
     if not saved:
-        return upper, incumbent
+        return upper, incumbent, settled
     result = replay(Tree(solver.game, root, "", solver.guesses))
     if result.defects or result.height > depth:
         raise RuntimeError("exact subtrees made a defective tree: "
                            + (result.defects or [f"height {result.height}"])[0])
     value = cost_value(cost, depth, result)
     observer.note(f"exact subtrees: {cost} {upper} -> {value}")
-    return value, root
+    return value, root, settled
 
 
 def polish(solver: NodeSolver, engine, root: Node, depth: int, deadline: float,
-           observer: Observer = QUIET, cost: str = "total") -> tuple[Node, int]:
-    """(the tree with exact subtrees put in, what that saved over the whole tree) for the least
-    ``cost`` (objective.COSTS) within ``depth`` guesses; stops at ``deadline``
-    (time.monotonic()) with what it has. ``root`` is changed in place."""
+           observer: Observer = QUIET, cost: str = "total") -> tuple[Node, int, bool]:
+    """(the tree with exact subtrees put in, what that saved over the whole tree, whether every
+    part of the opening is now shown optimal) for the least ``cost`` (objective.COSTS) within
+    ``depth`` guesses; stops at ``deadline`` (time.monotonic()) with what it has. ``root`` is
+    changed in place."""
     game = solver.game
     todo = [s for s in spots(game, root, solver.root(), depth)
             if not _optimal(solver, root, s, cost)]
     bar = observer.bar(total=len(todo), desc=f"{cost}: exact subtrees", unit="node")
     saved = 0
+    answered: set[tuple[int, ...]] = set()  # nodes whose search ended: optimal now
     running: dict = {}  # job -> (spot, the total it was asked to beat)
     try:
         while todo or running:
@@ -144,13 +148,25 @@ def polish(solver: NodeSolver, engine, root: Node, depth: int, deadline: float,
             spot, beta = running.pop(job)
             value, tree = job.result()[:2]
             saved += _put(game, root, spot, value, tree, cost)
+            answered.add(spot.key)
             bar.update(1)
             bar.set_postfix_str(f"{len(spot.cands)} candidates; saved {saved}")
     finally:
         if running:
             engine.cancel(list(running))
         bar.close()
-    return root, saved
+    return root, saved, _settled(solver, root, depth, cost, answered)
+
+
+def _settled(solver: NodeSolver, root: Node, depth: int, cost: str, answered: set) -> bool:
+    """Whether every part of the opening is optimal: its search ended (a node's exact search
+    either put in a better subtree or showed none exists), or it costs its counting bound.
+    Then the tree costs the least of the trees opening with its first guess."""
+    for fid, part in solver.game.parts(root.guess, solver.root()).items():
+        spot = Spot((root.guess, fid), part, depth - 1)
+        if spot.key not in answered and not _optimal(solver, root, spot, cost):
+            return False
+    return True
 
 
 def _optimal(solver: NodeSolver, root: Node, spot: Spot, cost: str) -> bool:
