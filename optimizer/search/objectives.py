@@ -22,7 +22,7 @@ from .jobs import class_bound, total_guess, total_part
 from .observer import QUIET, Observer
 from .polish import better_tree
 from .request import Request
-from .root import STOPPED_EARLY, Outcome, root_classes
+from .root import STOPPED_EARLY, Outcome
 from .solver import KERNELS, NodeSolver
 from .strategies import greedy, height_incumbent, total_incumbent
 from .total import TotalSearch
@@ -141,8 +141,8 @@ class Search:
                                                 rollouts=incumbent is held)
         self.improved[cost] = {"from": before, "to": upper,
                                "seconds": round(time.monotonic() - start, 3)}
-        if settled and self.checkpoint is not None and incumbent.guess in {
-                g for g, _ in root_classes(self.solver)}:
+        if settled and self.checkpoint is not None and len(
+                self.solver.representatives([incumbent.guess], [])) == 1:  # a class's own
             # every part of the opening searched exactly: its class is settled
             self.checkpoint.record_total(cost, incumbent.guess, depth, upper, exact=True)
             limit = f"within {depth}" if depth < self.game.n_secrets else "with no depth limit"

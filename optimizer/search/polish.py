@@ -24,7 +24,7 @@ import numpy as np
 
 from ..games import Game
 from ..kernels.bundles import DCAP
-from ..objective import COSTS, cost_value
+from ..objective import cost_value
 from ..tree import Node, Tree, replay
 from .jobs import total_part
 from .observer import QUIET, Observer
@@ -44,21 +44,9 @@ class Spot:
 
 
 def subtree_cost(game: Game, node: Node, cands: np.ndarray, left: int, cost: str) -> int:
-    """What ``node``'s subtree costs on ``cands`` (objective.COSTS) with ``left`` guesses left:
-    the guesses it spends, counted from the node, and the secrets it solves with the last of
-    them, weighed as the kernels weigh them."""
-    guess_cost, last_cost = COSTS[cost]
-    total, last = _spent(game, node, cands, left)
-    return guess_cost * total + last_cost * last
-
-
-def _spent(game: Game, node: Node, cands: np.ndarray, left: int) -> tuple[int, int]:
-    """(guesses spent on ``cands`` from ``node``, secrets solved with the ``left``-th)."""
-    total, last = len(cands), int(left == 1 and node.guess in cands)
-    for fid, part in game.parts(node.guess, cands).items():
-        below, at_last = _spent(game, node.next[fid], part, left - 1)
-        total, last = total + below, last + at_last
-    return total, last
+    """What ``node``'s subtree costs on ``cands`` (objective.COSTS) with ``left`` guesses left,
+    counted from the node: its replay over them (its guess is each one's first)."""
+    return cost_value(cost, left, replay(Tree(game, node, "", "any"), secrets=cands))
 
 
 def spots(game: Game, root: Node, cands: np.ndarray, depth: int) -> list[Spot]:
@@ -128,7 +116,7 @@ def polish(solver: NodeSolver, engine, root: Node, depth: int, deadline: float,
     bar = observer.bar(total=len(todo), desc=f"{cost}: exact subtrees", unit="node")
     saved = 0
     answered: set[tuple[int, ...]] = set()  # nodes whose search ended: optimal now
-    running: dict = {}  # job -> (spot, the total it was asked to beat)
+    running: dict = {}  # job -> its spot
     try:
         while todo or running:
             while todo and len(running) < engine.workers:
@@ -140,12 +128,12 @@ def polish(solver: NodeSolver, engine, root: Node, depth: int, deadline: float,
                 beta = subtree_cost(game, node, spot.cands, spot.left, cost)
                 job = engine.submit(total_part, spot.cands, spot.left, beta,
                                     list(spot.key[0::2]), cost)
-                running[job] = (spot, beta)
+                running[job] = spot
             left = deadline - time.monotonic()
             job = engine.wait(list(running), max(0.0, left)) if left > 0 else None
             if job is None:
                 break
-            spot, beta = running.pop(job)
+            spot = running.pop(job)
             value, tree = job.result()[:2]
             saved += _put(game, root, spot, value, tree, cost)
             answered.add(spot.key)
