@@ -352,6 +352,46 @@ def test_a_fact_one_run_removed_is_not_brought_back_by_another(tmp_path):
     assert set(Checkpoint(path, game, "any").refuted) == {6, 7, 8}
 
 
+def test_a_merge_onto_a_live_checkpoint_loses_none_of_its_facts(tmp_path, monkeypatch, capsys):
+    """`moo checkpoint merge OTHER -o LIVE` while a run writes LIVE: the facts the run wrote
+    before the merge, while it read, and after it all stay, with OTHER's (the merge used to
+    write OTHER's facts alone, and the run then took the missing ones as removed)."""
+    game = parse_game(SPEC)
+    live, other = tmp_path / "live.json", tmp_path / "other.json"
+    run = Checkpoint(live, game, "any")
+    run.record_refuted(1, 2, 1, 0.0)
+    Checkpoint(other, game, "any").record_total("total", 0, 9, 20, exact=True)
+    merge = Checkpoint.merge
+
+    def meanwhile(self, their):
+        run.record_refuted(2, 2, 1, 0.0)  # the run writes while the merge works
+        merge(self, their)
+
+    monkeypatch.setattr(checkpoint_module.Checkpoint, "merge", meanwhile)
+    assert main(["checkpoint", "merge", str(other), "-o", str(live)]) == 0
+    run.record_refuted(3, 2, 1, 0.0)
+    on_disk = Checkpoint(live, game, "any")
+    assert set(on_disk.refuted) == {1, 2, 3}
+    assert on_disk.totals["total", 9].classes == {0: {"exact": 20}}
+    assert leftovers(tmp_path) == []
+
+
+def test_a_merge_never_overwrites_a_file_that_is_not_its_games_checkpoint(tmp_path, capsys,
+                                                                          tree_file):
+    game = parse_game(SPEC)
+    other = tmp_path / "other.json"
+    Checkpoint(other, game, "any").record_refuted(1, 2, 1, 0.0)
+    for target, text in ((tmp_path / "notes.txt", b"my notes\n"), (tmp_path / "t.json", None)):
+        if text is None:
+            target.write_bytes(tree_file.read_bytes())
+        else:
+            target.write_bytes(text)
+        before = target.read_bytes()
+        assert main(["checkpoint", "merge", str(other), "-o", str(target)]) == 2
+        assert target.read_bytes() == before
+        assert "nothing written" in capsys.readouterr().err
+
+
 def test_a_save_waits_for_the_lock(tmp_path):
     game = parse_game(SPEC)
     path = tmp_path / "c.json"

@@ -111,7 +111,14 @@ def merge(args) -> Exit:
     if not logs:
         raise CheckpointError("merge: give at least one checkpoint file (tree files join one)")
     first = next(iter(logs.values()))
-    merged = Checkpoint(None, first.game, first.guesses)
+    # An existing output is merged into, as one more run sharing it: its facts stay, and a run
+    # writing it meanwhile loses nothing (the write is Checkpoint.save's, under the file's
+    # lock, after taking in what was written since it was read).
+    try:
+        merged = Checkpoint(args.output, first.game, first.guesses)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{args.output}: {exc}; nothing written (an existing output is "
+                              "merged into, so it must be a checkpoint of the same game)") from None
     for path in args.files:
         try:
             if path in logs:
@@ -120,7 +127,7 @@ def merge(args) -> Exit:
                 merged.add_tree(read_tree(path))
         except CheckpointError as exc:
             raise CheckpointError(f"{path}: {exc}") from None
-    merged.save(args.output)
+    merged.save()
     print(f"{args.output}: {len(merged.refuted)} height refutations, "
           f"{sum(len(f.classes) for f in merged.totals.values())} total facts, "
           f"{sum(len(f.parts) for f in merged.totals.values())} below the first guess, from "
