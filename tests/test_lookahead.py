@@ -145,3 +145,82 @@ def test_a_search_with_raised_bounds_stays_exact(spec, mode):
     tree = build(Request(game, "total", guesses=mode, lookahead=2, improve=5))
     assert tree.optimal
     assert replay(tree).total == plain(frozenset(range(game.n_codes)), game.n_codes, 1, 0)
+
+
+CLASS_GAMES = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
+               ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent")]
+
+
+def _class_cost(plain, game, guess, parts, depth, weights) -> float:
+    """The plain least cost of the trees opening with ``guess`` within ``depth``."""
+    solved_first = weights[1] if depth == 1 else 0  # the guess's own secret, at depth 1
+    return (weights[0] * game.n_secrets + solved_first
+            + sum(plain(frozenset(int(c) for c in p), depth - 1, *weights) for p in parts))
+
+
+@pytest.mark.parametrize("spec,mode", CLASS_GAMES)
+def test_class_bounds_never_exceed_the_class_cost(spec, mode):
+    """jobs.class_bound, the --lookahead sweep's job (and verify's), for every cost: never above
+    the class's plain least cost. It once took the total's lookahead for every cost, so a deep
+    count's class bound was a total: `moo build mastermind:4x6 --objective height,deepest
+    --lookahead 1` called 694 secrets at depth 5 optimal, where 539 is."""
+    from optimizer.search.jobs import class_bound
+
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    solver = NodeSolver(game, mode, table_bits=14)
+    root = solver.root()
+    checked = 0
+    for cost in ("total", "deep", "deepest"):
+        weights = B.COSTS[cost]
+        for depth in (3, 4, 5):
+            for guess in (int(g) for g in solver.representatives(root, [])):
+                parts = sorted(game.parts(guess, root).values(), key=len, reverse=True)
+                exact = _class_cost(plain, game, guess, parts, depth, weights)
+                for levels in (0, 1, 2):
+                    bound = class_bound(solver, guess, parts, depth, levels, int(B.INF), cost)[0]
+                    assert bound <= exact or exact == float("inf"), (cost, depth, levels)
+                    checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("spec,mode,depth", [("bulls-cows:3x5", "any", 5),
+                                             ("mastermind:3x4", "any", 4),
+                                             ("battleship:2x4x2", "any", 5),
+                                             ("mastermind:3x4", "consistent", 4)])
+@pytest.mark.parametrize("cost", ["deep", "deepest"])
+def test_the_separation_bound_holds_and_fires(spec, mode, depth, cost):
+    """NodeSolver.separation: a part that cannot be solved in one guess fewer than it is allowed
+    puts a secret at the last level. Never above the plain least cost, and above the counting
+    bound (what the search knew before) on some parts."""
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    weights = B.COSTS[cost]
+    solver = NodeSolver(game, mode, table_bits=14)
+    bounds, _ = solver.cost(cost)
+    fired = 0
+    for part, path in _parts(game, solver, guesses=3):
+        for left in range(1, depth):
+            bound = solver.separation(part, left, path, cost)
+            exact = plain(frozenset(int(c) for c in part), left, *weights)
+            assert bound <= exact
+            counted = int(bounds.LB[solver.branches, len(part), min(left, B.DCAP)])
+            fired += bound > counted
+    assert fired > 0
+
+
+@pytest.mark.slow
+def test_the_lookahead_sweep_keeps_the_least_deepest_count(tmp_path):
+    """The whole command, with and without the sweep: the same count, proven both ways."""
+    import orjson
+
+    from optimizer.cli import main as moo
+
+    counts = []
+    for extra in ([], ["--lookahead", "1"]):
+        out = tmp_path / f"t{len(extra)}.json"
+        assert moo(["build", "mastermind:4x6", "--objective", "height,deepest", "--quiet",
+                    "-o", str(out), *extra]) == 0
+        meta = orjson.loads(out.read_bytes())["meta"]
+        counts.append(meta["deepest_proven"])
+    assert counts == [539, 539]

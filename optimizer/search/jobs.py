@@ -99,7 +99,10 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
     """(a lower bound on the least cost of trees opening with ``guess`` within ``depth``: the
     guess once for every secret plus each part's lookahead bound ``levels`` deep, or some value
     >= beta once that is shown; nodes, CPU seconds). Largest parts first, each part's cut-off
-    from beta and the others' counting bounds."""
+    from beta and the others' counting bounds. For the costs that count the secrets at the last
+    level, a part whose bound shows none there yet takes the separation bound
+    (``NodeSolver.separation``: one secret at the last level when the part cannot be solved in
+    fewer guesses)."""
     bounds, _ = solver.cost(cost)
     dc = min(depth - 1, DCAP)
 
@@ -108,7 +111,10 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
         total = bounds.guess_cost * solver.game.n_secrets
         for i, part in enumerate(parts):
             rest = total + sum(lbs) - lbs[i]
-            lbs[i] = max(lbs[i], solver.lookahead(part, depth - 1, levels, beta - rest, [guess]))
+            lbs[i] = max(lbs[i], solver.lookahead(part, depth - 1, levels, beta - rest, [guess],
+                                                  cost=cost))
+            if lbs[i] < bounds.last_cost:
+                lbs[i] = max(lbs[i], solver.separation(part, depth - 1, [guess], cost))
             if total + sum(lbs) >= beta:
                 break
         return total + sum(lbs)

@@ -203,6 +203,20 @@ class NodeSolver:
                              levels, beta, self.branches if bmax is None else bmax,
                              self._path(path, cands), len(path)))
 
+    def separation(self, cands: np.ndarray, depth: int, path=(), cost: str = "total") -> int:
+        """A lower bound on the least cost of ``cands`` within ``depth`` from the height search,
+        for the costs that count the secrets at the last level: when the candidates cannot all
+        be told apart within ``depth - 1`` guesses, one of them takes all ``depth``, which costs
+        the last level's weight on top of the total's counting bound. 0 when they can (or the
+        cost does not count that level). A cancelled job's answer is no bound (jobs.run_job)."""
+        bounds, _ = self.cost(cost)
+        if bounds.last_cost == 0 or depth < 2 or len(cands) < 2:
+            return 0  # one or two guesses left: the counting bound is already this one
+        if self.feasible(cands, depth - 1, path) >= 0:
+            return 0
+        counted = int(self.bounds.LB[self.branches, len(cands), min(depth, DCAP)])
+        return int(bounds.last_cost + bounds.guess_cost * counted)
+
     def rank_height(self, cands: np.ndarray, depth: int, path=()) -> tuple[list[int], int]:
         """(the node's guesses in the height search's order, the node's branching)."""
         ranked, _, branching, _ = rank_height(self.problem, self.orbits, self.bounds, self.run,
