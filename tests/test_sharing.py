@@ -161,12 +161,13 @@ def test_a_lower_bound_at_or_below_the_exact_value_holds(claimed, holds):
     not), and the claim then holds when the tree costs v or more. (It was called false: the
     merged file of a run with the lookahead bound, whose cut jobs record such bounds.)"""
     from optimizer.games import parse_game
+    from optimizer.search.claims import check_claim
     from optimizer.search.objectives import Search
     from optimizer.search.request import Request
 
     game = parse_game("mastermind:4x5")  # opening with 0012: least total exactly 2463
     with Search(Request(game, workers=1)) as search:
         search.ready(("total",))
-        found, _ = search.check_claim("total", game.parse_code("0012"), game.n_secrets,
-                                      {"at_least": claimed})
+        found, _ = check_claim(search, "total", game.parse_code("0012"), game.n_secrets,
+                               {"at_least": claimed})
     assert found is holds

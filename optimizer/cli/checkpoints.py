@@ -139,6 +139,7 @@ def verify(args) -> Exit:
     """Every claim re-proved: a refuted height by searching for a tree of that height opening
     with the guess, a total by the least-total search of the trees opening with it."""
     from ..formats.checkpoint import Checkpoint
+    from ..search.claims import check_claim, check_part
     from ..search.objectives import Search
     from ..search.observer import Observer
     from ..search.request import Request
@@ -166,9 +167,9 @@ def verify(args) -> Exit:
             if search.deadline is not None and time.monotonic() >= search.deadline:
                 break
             if isinstance(kind, tuple):
-                holds, text = search.check_part(kind[1], guess, depth, entry)
+                holds, text = check_part(search, kind[1], guess, depth, entry)
             else:
-                holds, text = search.check_claim(kind, guess, depth, entry)
+                holds, text = check_claim(search, kind, guess, depth, entry)
             if holds is None:
                 break  # stopped: the claim was not decided
             checked += 1

@@ -12,13 +12,11 @@ import time
 from dataclasses import dataclass, field
 
 from ..formats.checkpoint import Checkpoint
-from ..formats.checkpoint_io import part_place, path_text
 from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
 from ..tree import Node, Tree, checked, replay
 from .engine import open_engine
 from .height import HeightSearch
-from .jobs import class_bound, total_guess, total_part
 from .observer import QUIET, Observer
 from .polish import better_tree
 from .request import Request
@@ -167,73 +165,6 @@ class Search:
             replayed = replay(Tree(self.game, tree, "", self.guesses))
         both = self.min_total(depth, cost_value("deepest", depth, replayed), tree, "deepest")
         return count, both
-
-    def check_claim(self, kind: str, guess: int, depth: int, entry: dict) -> tuple:
-        """(whether a checkpoint's claim about the first guess ``guess`` holds, re-proved by
-        exhaustive search, or None when stopped first; the claim in words). ``kind`` "height":
-        refuted within ``depth`` guesses, by searching for a tree of that height opening with
-        it; a cost (kernels.bundles.COSTS): ``entry`` its least cost within ``depth``, exact or
-        a lower bound (shown again the way it was: the lookahead bound, or the search)."""
-        code = self.game.format_code(guess)
-        parts = self.game.parts(guess, self.solver.root())
-        try:
-            if kind == "height":
-                text = f"{code} refuted within {depth} guesses"
-                return self.height_search().class_tree(guess, parts, depth - 1) is None, text
-            claimed = entry.get("exact", entry.get("at_least"))
-            text = (f"{code} within {depth}: least {kind} "
-                    + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
-            if "lookahead" in entry:
-                levels = entry["lookahead"]
-                text += f" (lookahead bound, {levels} levels)"
-                job = self.engine.submit(class_bound, guess, sorted(
-                    parts.values(), key=len, reverse=True), depth, levels, claimed, kind)
-                if not self._finished(job):
-                    return None, ""
-                if job.result()[0] >= claimed:
-                    return True, text
-                # The run that wrote it may have had a tighter bound: its worker's table held
-                # values from earlier searches. The exact search decides.
-            ceiling = claimed + 1 if "exact" in entry else claimed
-            value, root = self.total_search(kind).class_total(guess, parts, depth, ceiling)
-        except (TimeoutError, KeyboardInterrupt):
-            return None, ""
-        if "exact" in entry:
-            return root is not None and value == claimed, text
-        return root is None or value >= claimed, text  # a tree found may cost that much too
-
-    def check_part(self, cost: str, path: tuple, depth: int, entry: dict) -> tuple:
-        """check_claim for a fact below the root: the part ``path`` leads to (or its trees
-        opening with the guess that ends ``path``) searched again with the claim as cut-off."""
-        secrets, left, _ = part_place(self.game, path, depth)
-        claimed = entry.get("exact", entry.get("at_least"))
-        text = (f"{'/'.join(path_text(self.game, path))} within {depth}: least {cost} "
-                + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
-        ceiling = claimed + 1 if "exact" in entry else claimed
-        above = [int(g) for g in path[0::2]]
-        if len(path) % 2 == 0:
-            job = self.engine.submit(total_part, secrets, left, ceiling, above, cost)
-        else:
-            job = self.engine.submit(total_guess, secrets, int(path[-1]), left, ceiling,
-                                     self.solver.branches, above[:-1], cost)
-        if not self._finished(job):
-            return None, ""
-        value, tree = job.result()[:2]
-        if "exact" in entry:
-            return tree is not None and value == claimed, text
-        return value >= claimed, text
-
-    def _finished(self, job) -> bool:
-        """Wait for one job of a claim's re-proof; False (the job cancelled) when the time
-        limit or a signal comes first."""
-        try:
-            left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-            if self.engine.wait([job], left) is not None:
-                return True
-        except KeyboardInterrupt:
-            pass
-        self.engine.cancel([job])
-        return False
 
     # --- objectives ----------------------------------------------------------------------------
     def build(self, objective: str | None = None) -> Tree:
