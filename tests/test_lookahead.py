@@ -134,6 +134,64 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
                                        ("battleship:2x4x2", "any")])
+@pytest.mark.parametrize("cost", ["total", "deep"])
+@pytest.mark.slow
+def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path):
+    """Each part bound a sweep job raises (the separation bound among them) is at most the
+    part's plain least cost, is recorded in the checkpoint as a fact below the root, is what
+    the class's next job starts from, and `moo checkpoint verify` re-proves it."""
+    from argparse import Namespace
+
+    from optimizer.cli.checkpoints import verify
+    from optimizer.search import jobs
+    from optimizer.search.objectives import Search
+    from optimizer.search.request import Request
+
+    game = parse_game(spec)
+    plain = plain_cost(game, mode)
+    weights = B.COSTS[cost]
+    everything = frozenset(range(game.n_codes))
+    depth = game.n_codes if cost == "total" else next(
+        d for d in range(1, game.n_codes) if plain(everything, d, 1, 0) < float("inf"))
+    log = tmp_path / "facts.json"
+    seen = []
+    bound_job = jobs.class_bound
+
+    def watched(solver, guess, parts, depth, levels, beta, cost, known):
+        seen.append((guess, list(known)))
+        return bound_job(solver, guess, parts, depth, levels, beta, cost, known)
+
+    with Search(Request(game, "total", guesses=mode, workers=1, checkpoint=str(log),
+                        lookahead=1)) as search:
+        search.ready()
+        total = search.total_search(cost)
+        total.raise_bounds(total.first_classes(depth), depth, int(B.INF))
+        first = {path: dict(fact) for path, fact in
+                 search.checkpoint.totals[(cost, depth)].parts.items()}
+        import optimizer.search.total as total_module
+
+        total_module.class_bound, before = watched, total_module.class_bound
+        try:
+            total.lookahead = 2  # a next level: its jobs start from the recorded part bounds
+            total.raise_bounds(total.first_classes(depth), depth, int(B.INF))
+        finally:
+            total_module.class_bound = before
+    parts = search.checkpoint.totals[(cost, depth)].parts
+    assert parts or cost == "total"
+    root = np.arange(game.n_codes, dtype=np.int32)
+    for path, fact in parts.items():
+        guess, fid = path
+        part = game.parts(guess, root)[fid]
+        assert fact["at_least"] <= plain(frozenset(int(c) for c in part), depth - 1, *weights)
+    for (guess, _), fact in first.items():
+        assert any(g == guess and fact["at_least"] in known for g, known in seen)
+    args = Namespace(file=str(log), sample=None, seed=0, started=0.0, time_limit=None,
+                     workers=1, scheduler=None, quiet=True)
+    assert verify(args) == 0
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
+                                       ("battleship:2x4x2", "any")])
 @pytest.mark.slow
 def test_a_search_with_raised_bounds_stays_exact(spec, mode):
     from optimizer.search.build import build

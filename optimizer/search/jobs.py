@@ -95,19 +95,22 @@ def total_guess(solver: NodeSolver, cands: np.ndarray, guess: int, depth: int, b
 
 
 def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: int, levels: int,
-                beta: int, cost: str = "total"):
+                beta: int, cost: str = "total", known: list[int] | None = None):
     """(a lower bound on the least cost of trees opening with ``guess`` within ``depth``: the
     guess once for every secret plus each part's lookahead bound ``levels`` deep, or some value
-    >= beta once that is shown; nodes, CPU seconds). Largest parts first, each part's cut-off
-    from beta and the others' counting bounds. For the costs that count the secrets at the last
-    level, a part whose bound shows none there yet takes the separation bound
-    (``NodeSolver.separation``: one secret at the last level when the part cannot be solved in
-    fewer guesses)."""
+    >= beta once that is shown; nodes, CPU seconds; each part's bound). Largest parts first,
+    each part's cut-off from beta and the others' bounds; ``known``: bounds the parts are
+    already proven to reach (a checkpoint's, an earlier job's), taken as they are. For the
+    costs that count the secrets at the last level, a part whose bound shows none there yet
+    takes the separation bound (``NodeSolver.separation``: one secret at the last level when
+    the part cannot be solved in fewer guesses)."""
     bounds, _ = solver.cost(cost)
     dc = min(depth - 1, DCAP)
 
     def work():
         lbs = [int(bounds.LB[solver.branches, len(p), dc]) for p in parts]
+        if known is not None:
+            lbs = [max(lb, int(k)) for lb, k in zip(lbs, known, strict=True)]
         total = bounds.guess_cost * solver.game.n_secrets
         for i, part in enumerate(parts):
             rest = total + sum(lbs) - lbs[i]
@@ -117,9 +120,10 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
                 lbs[i] = max(lbs[i], solver.separation(part, depth - 1, [guess], cost))
             if total + sum(lbs) >= beta:
                 break
-        return total + sum(lbs)
+        return total + sum(lbs), lbs
 
-    return _counted(solver, work)
+    (value, lbs), nodes, seconds = _counted(solver, work)
+    return value, nodes, seconds, lbs
 
 
 def warm_up(solver: NodeSolver, kernels: tuple[str, ...] = KERNELS) -> int:

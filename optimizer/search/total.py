@@ -185,12 +185,17 @@ class TotalSearch(RootSearch):
         bound on the whole game, and each job lifts it where it is lowest. A class whose bound
         reaches ``best`` (the tree in hand) cannot beat it and is left. A job asks only whether
         its class reaches the next class's bound plus a step; one that does is asked again
-        later with a higher cut-off, at the same level (the table keeps what it learnt).
+        later with a higher cut-off (twice the margin each time), at the same level (the table
+        keeps what it learnt, and the parts' raised bounds are handed to the next job).
         Every raised bound is recorded in the checkpoint; the list is modified in place and
         returned (in any order) when the time limit is reached, TimeoutError."""
         n = self.solver.game.n_secrets
         log = self.checkpoint
-        step = max(1, n // 10)
+        # What a job asks beyond the next class's bound: a tenth of a guess a secret, and one
+        # more secret at the last level for the costs that count it (the deepest count's bounds
+        # are a few secrets: a step of hundreds would have each job compute its whole level).
+        bounds, _ = self.solver.cost(self.cost)
+        step = bounds.guess_cost * max(1, n // 10) + bounds.last_cost
         level = {}
         for i, (bound, guess, parts) in enumerate(classes):
             if log is not None:
@@ -205,7 +210,29 @@ class TotalSearch(RootSearch):
         heapq.heapify(heap)
         where = {g: i for i, (_, g, _) in enumerate(classes)}
         bar = self.observer.bar(desc=f"{self.cost}: lookahead bounds", unit="job")
-        running: dict = {}  # job -> (guess, level asked, beta)
+        running: dict = {}  # job -> (guess, level asked, beta, its parts' feedback ids)
+        margin: dict = {}  # guess -> what its next job asks beyond the floor (step, doubled)
+        proven: dict = {}  # (guess, feedback id) -> a part's bound a job proved, above counting
+
+        def part_bound(guess: int, fid: int) -> int:
+            """What is proven of a part: a job's bound, or the checkpoint's fact."""
+            if (guess, fid) not in proven and log is not None:
+                fact = log.part_fact(self.cost, depth, (guess, fid))
+                proven[guess, fid] = 0 if fact is None else fact.get("exact", fact.get(
+                    "at_least", 0))
+            return proven.get((guess, fid), 0)
+
+        def raised_part(guess: int, fid: int, lb: int) -> None:
+            """A part's bound a job raised above what was proven of it and above its counting
+            bound: kept for the class's next job (on any worker) and in the checkpoint, where
+            the class's exact search starts from it too."""
+            part = classes[where[guess]][2][fid]
+            counted = int(bounds.LB[self.solver.branches, len(part), min(depth - 1, DCAP)])
+            if lb <= max(part_bound(guess, fid), counted):
+                return
+            proven[guess, fid] = lb
+            if log is not None:
+                log.record_part(self.cost, depth, (guess, fid), lb, None)
 
         def show() -> None:
             bound = min(c[0] for c in classes)
@@ -217,11 +244,13 @@ class TotalSearch(RootSearch):
             while heap and len(running) < self.engine.workers:
                 bound, guess = heapq.heappop(heap)
                 nxt = heap[0][0] if heap else bound
-                beta = min(best, max(bound, nxt) + step)
-                parts = sorted(classes[where[guess]][2].values(), key=len, reverse=True)
-                job = self.submit(class_bound, guess, parts, depth, level[guess] + 1, beta,
-                                  self.cost)
-                running[job] = (guess, level[guess] + 1, beta)
+                beta = min(best, max(bound, nxt) + margin.get(guess, step))
+                parts = sorted(classes[where[guess]][2].items(), key=lambda kv: -len(kv[1]))
+                fids = [fid for fid, _ in parts]
+                job = self.submit(class_bound, guess, [p for _, p in parts], depth,
+                                  level[guess] + 1, beta, self.cost,
+                                  [part_bound(guess, fid) for fid in fids])
+                running[job] = (guess, level[guess] + 1, beta, fids)
 
         show()
         feed()
@@ -229,13 +258,20 @@ class TotalSearch(RootSearch):
         try:
             while pending:
                 for job in self.finished(pending):
-                    guess, asked, beta = running.pop(job)
-                    value, _, _ = self.result(job)
+                    guess, asked, beta, fids = running.pop(job)
+                    value, _, _, lbs = self.result(job)
                     bar.update(1)
                     i = where[guess]
+                    for fid, lb in zip(fids, lbs, strict=True):
+                        raised_part(guess, fid, lb)
                     old = classes[i][0]
                     if value < beta:  # the whole level: this class is done with it
                         level[guess] = asked
+                        margin.pop(guess, None)
+                    else:  # asked again, for twice as much: a class whose bound is unbounded
+                        # (no tree within the depth) reaches it in a few dozen jobs, not
+                        # creeping up a step at a time
+                        margin[guess] = 2 * margin.get(guess, step)
                     if value > old:
                         classes[i] = (value, guess, classes[i][2])
                     if log is not None and value >= old:
