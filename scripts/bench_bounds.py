@@ -66,7 +66,7 @@ def battleship_class(index: int, levels: int) -> None:
     for k in range(levels + 1):
         solver.forget()
         start = time.perf_counter()
-        bound, nodes = class_bound(solver, guess, parts, game.n_codes, k, int(INF))[:2]
+        bound, _, nodes, _ = class_bound(solver, guess, parts, game.n_codes, k, int(INF))
         print(f"{k:>5} {bound:>7} {nodes:>10} {time.perf_counter() - start:>8.2f}")
 
 

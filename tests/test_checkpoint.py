@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pytest
 from oracle import plain_values
@@ -149,6 +150,12 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
      b' "total": {"28": {"classes": {"A1 A2": {"exact": 50, "at_least": 40}}}}}',
      "one of exact, at_least"),
     (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"classes": {"A1 A2": {"at_least": 40, "cut": true}}}}}',
+     "one of exact, at_least"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"classes": {"A1 A2": {"at_least": 40, "lookahead": 1, "cut": 1}}}}}',
+     "one of exact, at_least"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
      b' "total": {"28": {"incumbent": {"value": 50, "root": {"guess": "A1 A2", "next": {}}}}}}',
      "does not replay"),
 ])
@@ -157,6 +164,27 @@ def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
     path.write_bytes(payload)
     with pytest.raises(CheckpointError, match=message):
         Checkpoint(path, parse_game(SPEC), "any")
+
+
+def test_an_unfinished_lookahead_level_is_kept_as_such(tmp_path):
+    """A sweep job that stopped at its cut-off records its level with ``cut``: the bound
+    settles nothing (the class's part facts stay), and the next run takes the level as not
+    finished; a finished level of the same bound is the stronger fact."""
+    game = parse_game(SPEC)
+    path = tmp_path / "cp.json"
+    log = Checkpoint(path, game, "any")
+    fid = next(iter(game.parts(0, np.arange(game.n_codes, dtype=np.int32))))
+    log.record_part("total", 28, (0, fid), 12, None)
+    log.record_total("total", 0, 28, 40, False, 2, cut=True)
+    again = Checkpoint(path, game, "any")
+    assert again.totals["total", 28].classes[0] == {"at_least": 40, "lookahead": 2, "cut": True}
+    assert again.lookahead_levels("total", 0, 28) == 1
+    assert again.part_fact("total", 28, (0, fid)) == {"at_least": 12}
+    again.record_total("total", 0, 28, 40, False, 2)
+    assert Checkpoint(path, game, "any").lookahead_levels("total", 0, 28) == 2
+    again.record_total("total", 0, 28, 40, False, 2, cut=True)  # weaker: kept as it was
+    assert Checkpoint(path, game, "any").totals["total", 28].classes[0] == {
+        "at_least": 40, "lookahead": 2}
 
 
 @pytest.mark.slow

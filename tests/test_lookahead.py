@@ -138,11 +138,13 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
 @pytest.mark.slow
 def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path):
     """Each part bound a sweep job raises (the separation bound among them) is at most the
-    part's plain least cost, is recorded in the checkpoint as a fact below the root, is what
+    part's plain least cost, is recorded in the checkpoint as a fact below the first guess and
+    stays there (the sweep's class bounds carry their level, so they settle nothing), is what
     the class's next job starts from, and `moo checkpoint verify` re-proves it."""
     from argparse import Namespace
 
     from optimizer.cli.checkpoints import verify
+    from optimizer.formats.facts import settles
     from optimizer.search import jobs
     from optimizer.search.objectives import Search
     from optimizer.search.request import Request
@@ -154,22 +156,33 @@ def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path)
     depth = game.n_codes if cost == "total" else next(
         d for d in range(1, game.n_codes) if plain(everything, d, 1, 0) < float("inf"))
     log = tmp_path / "facts.json"
-    seen = []
+    root = np.arange(game.n_codes, dtype=np.int32)
+    handed: dict = {}  # (guess, feedback id) -> the bounds the jobs were handed for that part
     bound_job = jobs.class_bound
 
     def watched(solver, guess, parts, depth, levels, beta, cost, known):
-        seen.append((guess, list(known)))
+        fids = {tuple(int(c) for c in p): f for f, p in game.parts(guess, root).items()}
+        for part, bound in zip(parts, known, strict=True):
+            handed.setdefault((guess, fids[tuple(int(c) for c in part)]), set()).add(bound)
         return bound_job(solver, guess, parts, depth, levels, beta, cost, known)
+
+    import optimizer.search.total as total_module
 
     with Search(Request(game, "total", guesses=mode, workers=1, checkpoint=str(log),
                         lookahead=1)) as search:
         search.ready()
         total = search.total_search(cost)
-        total.raise_bounds(total.first_classes(depth), depth, int(B.INF))
-        first = {path: dict(fact) for path, fact in
-                 search.checkpoint.totals[(cost, depth)].parts.items()}
-        import optimizer.search.total as total_module
+        record, first = search.checkpoint.record_part, {}
 
+        def recorded(cost, depth, path, value, tree):  # every part fact the sweep records
+            first[tuple(path)] = {"at_least": value}
+            record(cost, depth, path, value, tree)
+
+        search.checkpoint.record_part = recorded
+        total.raise_bounds(total.first_classes(depth), depth, int(B.INF))
+        search.checkpoint.record_part = record
+        facts = search.checkpoint.totals[(cost, depth)]
+        assert facts.classes and not any(settles(e) for e in facts.classes.values())
         total_module.class_bound, before = watched, total_module.class_bound
         try:
             total.lookahead = 2  # a next level: its jobs start from the recorded part bounds
@@ -177,17 +190,30 @@ def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path)
         finally:
             total_module.class_bound = before
     parts = search.checkpoint.totals[(cost, depth)].parts
-    assert parts or cost == "total"
-    root = np.arange(game.n_codes, dtype=np.int32)
+    assert first or cost == "total"
+    for path, fact in first.items():
+        assert parts[path]["at_least"] >= fact["at_least"]  # kept (or raised)
+        assert fact["at_least"] in handed[path]
     for path, fact in parts.items():
         guess, fid = path
         part = game.parts(guess, root)[fid]
         assert fact["at_least"] <= plain(frozenset(int(c) for c in part), depth - 1, *weights)
-    for (guess, _), fact in first.items():
-        assert any(g == guess and fact["at_least"] in known for g, known in seen)
     args = Namespace(file=str(log), sample=None, seed=0, started=0.0, time_limit=None,
                      workers=1, scheduler=None, quiet=True)
     assert verify(args) == 0
+
+
+def test_a_sweep_on_a_new_checkpoint_takes_nothing_and_counts_nodes(tmp_path):
+    """The sweep's own part facts, read back by the class search, are not facts taken from
+    an earlier run, and a sweep job's nodes (not its seconds) are counted."""
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    game = parse_game("mastermind:3x4")
+    tree = build(Request(game, "total", workers=1, lookahead=1,
+                         checkpoint=str(tmp_path / "new.json")))
+    assert tree.optimal and not tree.meta.get("checkpoint_facts")
+    assert isinstance(tree.meta["total_search"]["nodes"], int)
 
 
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),

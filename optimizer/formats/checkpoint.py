@@ -39,7 +39,7 @@ from .checkpoint_io import (
     read_facts,
     read_json,
 )
-from .facts import TotalFacts, flatten, settles, three_way, unflatten
+from .facts import TotalFacts, flatten, levels_done, settles, strength, three_way, unflatten
 from .files import write_atomic
 
 
@@ -66,6 +66,7 @@ class Checkpoint:
         self._saved_at = time.monotonic()
         self._save_cost = 0.0  # seconds the last write of the file took
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
+        self._own: set[tuple] = set()  # (cost, depth, path) of the part facts this run recorded
         if load and self.path is not None and self.path.exists():
             self._seen = identity(self.path)  # before reading: a later change is not missed
             self.refuted, self.totals = read_facts(self.path, game, guesses)
@@ -117,17 +118,18 @@ class Checkpoint:
         return best
 
     def lookahead_levels(self, cost: str, guess: int, depth: int) -> int:
-        """How many levels deep the lookahead bound of this class within ``depth`` was taken by
-        earlier runs (0: not at all)."""
+        """How many levels of the lookahead bound of this class within ``depth`` earlier runs
+        finished (0: none)."""
         facts = self.totals.get((cost, depth))
         entry = facts.classes.get(guess) if facts is not None else None
-        return entry.get("lookahead", 0) if entry is not None else 0
+        return levels_done(entry) if entry is not None else 0
 
     def record_total(self, cost: str, guess: int, depth: int, value: int, exact: bool,
-                     lookahead: int = 0) -> None:
+                     lookahead: int = 0, cut: bool = False) -> None:
         """``lookahead``: the bound is the class's lookahead bound that many levels deep
-        (`moo checkpoint verify` then re-proves it that way). A fact of the file that this
-        result contradicts is corrected, and said (``corrections``)."""
+        (`moo checkpoint verify` then re-proves it that way; ``cut``: the job stopped at its
+        cut-off before the level's end). Such a bound does not settle the class. A fact of the
+        file that this result contradicts is corrected, and said (``corrections``)."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.classes.get(guess)
         false = old is not None and (old.get("exact", value) != value if exact
@@ -144,12 +146,15 @@ class Checkpoint:
             self._correct(f"{code} refuted within {self.refuted_height(guess)} guesses",
                           f"a tree of height {depth} or less opening with it")
             del self.refuted[guess]
-        if old is not None and not exact and not false and (
-                "exact" in old or (old["at_least"], old.get("lookahead", 0)) >= (value, lookahead)):
-            return
-        facts.classes[guess] = {"exact" if exact else "at_least": int(value)}
+        new = {"exact" if exact else "at_least": int(value)}
         if lookahead and not exact:
-            facts.classes[guess]["lookahead"] = int(lookahead)
+            new["lookahead"] = int(lookahead)
+            if cut:
+                new["cut"] = True
+        if old is not None and not exact and not false and (
+                "exact" in old or strength(old) >= strength(new)):
+            return
+        facts.classes[guess] = new
         if settles(facts.classes[guess]):
             self.drop_parts(cost, depth, (guess,))
         self._keep()
@@ -184,14 +189,20 @@ class Checkpoint:
         facts = self.totals.get((cost, depth))
         return facts.parts.get(tuple(path)) if facts is not None else None
 
+    def proved_here(self, cost: str, depth: int, path: tuple[int, ...]) -> bool:
+        """Whether this run recorded the part fact on ``path`` (a fact it did not take)."""
+        return (cost, depth, tuple(path)) in self._own
+
     def record_part(self, cost: str, depth: int, path: tuple[int, ...], value: int,
                     tree: Node | None) -> None:
         """A part settled below the root: exactly ``value`` with ``tree``, or at least ``value``
         (``tree`` None). Saved with the next class fact or ``flush`` (several a second come from
         a split part), unless no part was saved for ``save_every`` seconds."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
-        if not facts.set_part(tuple(int(x) for x in path), value, tree):
+        path = tuple(int(x) for x in path)
+        if not facts.set_part(path, value, tree):
             return
+        self._own.add((cost, depth, path))
         self._dirty = True
         if time.monotonic() - self._saved_at >= max(self.save_every, 20 * self._save_cost):
             self._keep()
@@ -242,8 +253,9 @@ class Checkpoint:
                 mine.incumbent = facts.incumbent
             for path, entry in facts.parts.items():
                 mine.parts[path] = self._union(path, key, mine.parts.get(path), entry)
-            if facts.estimate is not None:
-                mine.estimate = facts.estimate
+            if facts.estimate is not None and (
+                    mine.estimate is None or facts.estimate["classes"] < mine.estimate["classes"]):
+                mine.estimate = facts.estimate  # the one with less left: the later state
         self._settled_parts()
         self.check()
 
@@ -264,8 +276,7 @@ class Checkpoint:
                 raise CheckpointError(f"contradiction: {code} within {depth}: exact "
                                       f"{exact['exact']} and at least {other['at_least']}")
             return exact
-        return a if (a["at_least"], a.get("lookahead", 0)) >= (b["at_least"],
-                                                                 b.get("lookahead", 0)) else b
+        return a if strength(a) >= strength(b) else b
 
     def _settled_parts(self) -> None:
         """Drop the part facts of settled classes (a merge may bring both)."""
@@ -298,14 +309,10 @@ class Checkpoint:
     def to_json(self) -> dict:
         return facts_json(self.game, self.guesses, self.refuted, self.totals)
 
-    def save(self, path: str | Path | None = None) -> None:
-        """Write the facts. To this checkpoint's own file (``path`` None): under the file's
-        lock, after merging what other runs wrote there since this object last read or wrote
-        it. To another file (``moo checkpoint merge -o``): these facts alone."""
-        if path is not None:
-            with locked(Path(path)):
-                write_atomic(Path(path), self._payload())
-            return
+    def save(self) -> None:
+        """Write the facts to this checkpoint's file, under its lock, after merging what other
+        runs (or a `moo checkpoint merge` into it) wrote there since this object last read or
+        wrote it."""
         if self.path is None:
             return
         started = time.monotonic()
@@ -386,6 +393,5 @@ class Checkpoint:
             self._warn(f"another run's fact contradicts this run's: {exc}; kept 'at least "
                        f"{value}', which holds if either does (`moo checkpoint verify` finds "
                        "the false one)")
-            return {"at_least": value, **({"lookahead": low["lookahead"]}
-                                          if "lookahead" in low else {})}
+            return {"at_least": value, **{k: low[k] for k in ("lookahead", "cut") if k in low}}
 

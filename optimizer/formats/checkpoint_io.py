@@ -29,7 +29,8 @@ MEANING = {
                       "guesses",
     "total.classes": "the least total within DEPTH guesses of the strategies opening with this "
                      "guess is 'exact', or at least 'at_least' (shown by the lookahead bound "
-                     "that many levels deep when 'lookahead' is given)",
+                     "that many levels deep when 'lookahead' is given; 'cut': that level "
+                     "stopped at its cut-off, not finished)",
     "total.incumbent": "the best strategy found within DEPTH guesses (checked by replay on load)",
     "total.parts": "facts below the first guess, each about the secrets that 'path' (guess, "
                    "feedback, guess, ...) leads to: their least total within DEPTH guesses in "
@@ -177,10 +178,12 @@ class _Reader:
             guess = self._code(code, f"{where}.classes")
             entry = _object(entry, f"{where}.classes[{code!r}]")
             kinds = set(entry) & {"exact", "at_least"}
-            if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead"} or (
-                    "lookahead" in entry and "at_least" not in entry):
+            if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead", "cut"} or (
+                    "lookahead" in entry and "at_least" not in entry) or (
+                    "cut" in entry and ("lookahead" not in entry or entry["cut"] is not True)):
                 raise CheckpointError(f"{where}.classes[{code!r}]: one of exact, at_least "
-                                      "(with lookahead when that bound proved it)")
+                                      "(with lookahead when that bound proved it, and cut: "
+                                      "true when its level was not finished)")
             kind = kinds.pop()
             least = 0 if cost == "deep" else self.game.n_secrets  # every secret costs a guess
             known.classes[guess] = {kind: _count(entry[kind],
@@ -188,6 +191,8 @@ class _Reader:
             if "lookahead" in entry:
                 known.classes[guess]["lookahead"] = _count(
                     entry["lookahead"], f"{where}.classes[{code!r}].lookahead", 1)
+            if "cut" in entry:
+                known.classes[guess]["cut"] = True
         if "incumbent" in facts:
             known.incumbent = self._incumbent(cost, facts["incumbent"], int(text),
                                               f"{where}.incumbent")

@@ -45,6 +45,17 @@ class TotalFacts:
         return bool(gone)
 
 
+def levels_done(entry: dict) -> int:
+    """How many levels of the lookahead bound a class fact finished: ``lookahead``, less one
+    when ``cut`` (the job stopped at its cut-off, its level not finished)."""
+    return entry.get("lookahead", 0) - bool(entry.get("cut"))
+
+
+def strength(entry: dict) -> tuple[int, int]:
+    """What makes one class bound stronger than another: its value, then the levels done."""
+    return entry["at_least"], levels_done(entry)
+
+
 def settles(entry: dict) -> bool:
     """Whether a class fact ends its class's search (an exact value, or a bound a cut-off
     against the best tree proved), so that its part facts say nothing more; a lookahead bound

@@ -98,7 +98,7 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
                 beta: int, cost: str = "total", known: list[int] | None = None):
     """(a lower bound on the least cost of trees opening with ``guess`` within ``depth``: the
     guess once for every secret plus each part's lookahead bound ``levels`` deep, or some value
-    >= beta once that is shown; nodes, CPU seconds; each part's bound). Largest parts first,
+    >= beta once that is shown; each part's bound; nodes, CPU seconds). Largest parts first,
     each part's cut-off from beta and the others' bounds; ``known``: bounds the parts are
     already proven to reach (a checkpoint's, an earlier job's), taken as they are. For the
     costs that count the secrets at the last level, a part whose bound shows none there yet
@@ -123,7 +123,7 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
         return total + sum(lbs), lbs
 
     (value, lbs), nodes, seconds = _counted(solver, work)
-    return value, nodes, seconds, lbs
+    return value, lbs, nodes, seconds
 
 
 def warm_up(solver: NodeSolver, kernels: tuple[str, ...] = KERNELS) -> int:

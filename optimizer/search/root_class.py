@@ -86,7 +86,8 @@ class RootClass:
             fact = log.part_fact(self.search.cost, self.depth, (self.guess, fid))
             if fact is None:
                 continue
-            self.search.parts_taken += 1
+            if not log.proved_here(self.search.cost, self.depth, (self.guess, fid)):
+                self.search.parts_taken += 1
             if "exact" in fact:
                 self.lbs[fid], self.subtrees[fid] = fact["exact"], fact["tree"]
             else:

@@ -259,7 +259,7 @@ class TotalSearch(RootSearch):
             while pending:
                 for job in self.finished(pending):
                     guess, asked, beta, fids = running.pop(job)
-                    value, _, _, lbs = self.result(job)
+                    value, lbs, _, _ = self.result(job)
                     bar.update(1)
                     i = where[guess]
                     for fid, lb in zip(fids, lbs, strict=True):
@@ -274,8 +274,9 @@ class TotalSearch(RootSearch):
                         margin[guess] = 2 * margin.get(guess, step)
                     if value > old:
                         classes[i] = (value, guess, classes[i][2])
-                    if log is not None and value >= old:
-                        log.record_total(self.cost, guess, depth, value, False, level[guess])
+                    if log is not None and value >= old:  # a bound of this level, not settling
+                        log.record_total(self.cost, guess, depth, value, False, asked,
+                                         cut=value >= beta)
                     if classes[i][0] < best and level[guess] < self.lookahead:
                         heapq.heappush(heap, (classes[i][0], guess))
                     show()
