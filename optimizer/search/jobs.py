@@ -11,7 +11,6 @@ import time
 
 import numpy as np
 
-from ..kernels.bundles import DCAP
 from ..tree import Node
 from .solver import KERNELS, NodeSolver
 
@@ -105,10 +104,9 @@ def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: 
     takes the separation bound (``NodeSolver.separation``: one secret at the last level when
     the part cannot be solved in fewer guesses)."""
     bounds, _ = solver.cost(cost)
-    dc = min(depth - 1, DCAP)
 
     def work():
-        lbs = [int(bounds.LB[solver.branches, len(p), dc]) for p in parts]
+        lbs = [solver.counting(len(p), depth - 1, cost) for p in parts]
         if known is not None:
             lbs = [max(lb, int(k)) for lb, k in zip(lbs, known, strict=True)]
         total = bounds.guess_cost * solver.game.n_secrets

@@ -297,7 +297,7 @@ class Search:
             while s.bounds.M[s.branches, min(lower, DCAP)] < n:
                 lower += 1
             return Outcome(height, root, False, lower)
-        lower = int(s.bounds.LB[s.branches, n, min(depth, DCAP)])
+        lower = s.counting(n, depth)
         return Outcome(total, root if height <= depth else None, False, lower)
 
     def _least_height_at_total(self, best: Outcome) -> Outcome:

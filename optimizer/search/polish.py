@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..games import Game
-from ..kernels.bundles import DCAP
 from ..objective import cost_value
 from ..tree import Node, Tree, replay
 from .jobs import total_part
@@ -87,7 +86,7 @@ def better_tree(solver: NodeSolver, engine, depth: int, upper: int | None,
     the trees opening so). The tree in hand is not changed."""
     stop = time.monotonic() + seconds
     if cost == "total" and rollouts:
-        bound = int(solver.bounds.LB[solver.branches, solver.game.n_secrets, min(depth, DCAP)])
+        bound = solver.counting(solver.game.n_secrets, depth)
         upper, incumbent = improve(solver, upper, incumbent, depth, seconds / 2, bound, observer)
     if incumbent is None:
         return upper, incumbent, False
@@ -160,8 +159,7 @@ def _settled(solver: NodeSolver, root: Node, depth: int, cost: str, answered: se
 def _optimal(solver: NodeSolver, root: Node, spot: Spot, cost: str) -> bool:
     """Whether the node's subtree already costs its counting bound (nothing does better)."""
     _, node = _node_at(root, spot.key)
-    bounds, _ = solver.cost(cost)
-    bound = bounds.LB[solver.branches, len(spot.cands), min(spot.left, DCAP)]
+    bound = solver.counting(len(spot.cands), spot.left, cost)
     return subtree_cost(solver.game, node, spot.cands, spot.left, cost) <= bound
 
 

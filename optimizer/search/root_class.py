@@ -17,7 +17,7 @@ in shares of what they miss until the class is refuted or every part is exact.
 
 from __future__ import annotations
 
-from ..kernels.bundles import DCAP, INF, OPT_SHARES
+from ..kernels.bundles import INF, OPT_SHARES
 from ..kernels.total import part_weight, share_of
 from ..tree import Node
 from .jobs import total_guess, total_part
@@ -41,8 +41,7 @@ class RootClass:
         self.one_code = self.root_cost + bounds.last_cost * (depth == 1)
         self.order = sorted(parts.items(), key=lambda kv: -len(kv[1]))  # largest first
         self.parts = dict(self.order)
-        dc = min(depth - 1, DCAP)
-        self.lbs = {fid: int(bounds.LB[s.solver.branches, len(p), dc]) for fid, p in self.order}
+        self.lbs = {fid: s.solver.counting(len(p), depth - 1, s.cost) for fid, p in self.order}
         self.subtrees: dict[int, Node] = {}  # the parts solved exactly
         self.splits: dict[int, SplitPart] = {}  # the parts run guess by guess
         self.jobs: dict = {}  # running job -> feedback id of its part

@@ -203,6 +203,12 @@ class NodeSolver:
                              levels, beta, self.branches if bmax is None else bmax,
                              self._path(path, cands), len(path)))
 
+    def counting(self, size: int, depth: int, cost: str = "total") -> int:
+        """The counting bound of ``size`` candidates within ``depth`` guesses (bounds.py): what
+        a set of that size costs at least, before any search."""
+        bounds, _ = self.cost(cost)
+        return int(bounds.LB[self.branches, size, min(depth, DCAP)])
+
     def separation(self, cands: np.ndarray, depth: int, path=(), cost: str = "total") -> int:
         """A lower bound on the least cost of ``cands`` within ``depth`` from the height search,
         for the costs that count the secrets at the last level: when the candidates cannot all
@@ -214,8 +220,7 @@ class NodeSolver:
             return 0  # one or two guesses left: the counting bound is already this one
         if self.feasible(cands, depth - 1, path) >= 0:
             return 0
-        counted = int(self.bounds.LB[self.branches, len(cands), min(depth, DCAP)])
-        return int(bounds.last_cost + bounds.guess_cost * counted)
+        return int(bounds.last_cost + bounds.guess_cost * self.counting(len(cands), depth))
 
     def rank_height(self, cands: np.ndarray, depth: int, path=()) -> tuple[list[int], int]:
         """(the node's guesses in the height search's order, the node's branching)."""
@@ -231,7 +236,7 @@ class NodeSolver:
         bounds, _ = self.cost(cost)
         if bounds.last_cost == 0:
             depth = min(depth, len(cands))
-        lb0 = int(bounds.LB[self.branches, len(cands), min(depth, DCAP)])
+        lb0 = self.counting(len(cands), depth, cost)
         ranked, bound, _, _, branching, complete, solved = rank_total(
             self.problem, self.orbits, bounds, self.run, cands, depth, beta, self.branches,
             lb0, self._path(path, cands), len(path))

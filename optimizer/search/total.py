@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import time
 
-from ..kernels.bundles import DCAP, INF, LAST_FIRST
+from ..kernels.bundles import INF, LAST_FIRST
 from ..tree import Node
 from .jobs import class_bound, total_part
 from .progress import Board, Pace
@@ -165,14 +165,13 @@ class TotalSearch(RootSearch):
         """(counting bound, guess, parts) of every root class that may fit within ``depth``."""
         s = self.solver
         bounds, _ = s.cost(self.cost)
-        dc = min(depth - 1, DCAP)
         # When no tree is shorter than the depth limit, every tree within it solves a secret at
         # that level: the counts of the deepest level ("deep", "deepest") are at least one.
         floor = bounds.last_cost if self.least_height >= depth else 0
         classes = []
         for guess, parts in self.root_classes():
             bound = bounds.guess_cost * s.game.n_secrets + sum(
-                int(bounds.LB[s.branches, len(p), dc]) for p in parts.values())
+                s.counting(len(p), depth - 1, self.cost) for p in parts.values())
             if bound < floor:
                 bound += floor
             if bound < INF:
@@ -226,8 +225,8 @@ class TotalSearch(RootSearch):
             """A part's bound a job raised above what was proven of it and above its counting
             bound: kept for the class's next job (on any worker) and in the checkpoint, where
             the class's exact search starts from it too."""
-            part = classes[where[guess]][2][fid]
-            counted = int(bounds.LB[self.solver.branches, len(part), min(depth - 1, DCAP)])
+            counted = self.solver.counting(len(classes[where[guess]][2][fid]), depth - 1,
+                                           self.cost)
             if lb <= max(part_bound(guess, fid), counted):
                 return
             proven[guess, fid] = lb
