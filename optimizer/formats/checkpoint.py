@@ -39,7 +39,16 @@ from .checkpoint_io import (
     read_facts,
     read_json,
 )
-from .facts import TotalFacts, flatten, levels_done, settles, strength, three_way, unflatten
+from .facts import (
+    TotalFacts,
+    claimed,
+    flatten,
+    levels_done,
+    settles,
+    strength,
+    three_way,
+    unflatten,
+)
 from .files import write_atomic
 
 
@@ -114,7 +123,7 @@ class Checkpoint:
             if entry is None or kind != cost:
                 continue
             if limit == depth or (cost == "total" and limit > depth):
-                best = max(best, entry.get("exact", entry.get("at_least", 0)))
+                best = max(best, claimed(entry))
         return best
 
     def lookahead_levels(self, cost: str, guess: int, depth: int) -> int:
@@ -388,8 +397,8 @@ class Checkpoint:
         try:
             return self._union(key[2], key[:2], mine, theirs)
         except CheckpointError as exc:
-            low = min((mine, theirs), key=lambda e: e.get("exact", e.get("at_least")))
-            value = low.get("exact", low.get("at_least"))
+            low = min((mine, theirs), key=claimed)
+            value = claimed(low)
             self._warn(f"another run's fact contradicts this run's: {exc}; kept 'at least "
                        f"{value}', which holds if either does (`moo checkpoint verify` finds "
                        "the false one)")

@@ -45,6 +45,11 @@ class TotalFacts:
         return bool(gone)
 
 
+def claimed(entry: dict) -> int:
+    """A class or part fact's value: its exact value, or the bound it claims."""
+    return entry["exact"] if "exact" in entry else entry["at_least"]
+
+
 def levels_done(entry: dict) -> int:
     """How many levels of the lookahead bound a class fact finished: ``lookahead``, less one
     when ``cut`` (the job stopped at its cut-off, its level not finished)."""

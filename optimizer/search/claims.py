@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..formats.checkpoint_io import part_place, path_text
+from ..formats.facts import claimed as fact_value
 from .jobs import class_bound, total_guess, total_part
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def check_claim(search: Search, kind: str, guess: int, depth: int, entry: dict) 
         if kind == "height":
             text = f"{code} refuted within {depth} guesses"
             return search.height_search().class_tree(guess, parts, depth - 1) is None, text
-        claimed = entry.get("exact", entry.get("at_least"))
+        claimed = fact_value(entry)
         text = (f"{code} within {depth}: least {kind} "
                 + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
         if "lookahead" in entry:
@@ -52,7 +53,7 @@ def check_part(search: Search, cost: str, path: tuple, depth: int, entry: dict) 
     """check_claim for a fact below the root: the part ``path`` leads to (or its trees
     opening with the guess that ends ``path``) searched again with the claim as cut-off."""
     secrets, left, _ = part_place(search.game, path, depth)
-    claimed = entry.get("exact", entry.get("at_least"))
+    claimed = fact_value(entry)
     text = (f"{'/'.join(path_text(search.game, path))} within {depth}: least {cost} "
             + (f"exactly {claimed}" if "exact" in entry else f"at least {claimed}"))
     ceiling = claimed + 1 if "exact" in entry else claimed

@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import time
 
+from ..formats.facts import claimed
 from ..kernels.bundles import INF, LAST_FIRST
 from ..tree import Node
 from .jobs import class_bound, total_part
@@ -217,8 +218,7 @@ class TotalSearch(RootSearch):
             """What is proven of a part: a job's bound, or the checkpoint's fact."""
             if (guess, fid) not in proven and log is not None:
                 fact = log.part_fact(self.cost, depth, (guess, fid))
-                proven[guess, fid] = 0 if fact is None else fact.get("exact", fact.get(
-                    "at_least", 0))
+                proven[guess, fid] = 0 if fact is None else claimed(fact)
             return proven.get((guess, fid), 0)
 
         def raised_part(guess: int, fid: int, lb: int) -> None:
