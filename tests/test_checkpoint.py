@@ -308,6 +308,26 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert "best tree: 73, opening" in capsys.readouterr().out
 
 
+def test_show_states_the_class_bounds_a_run_takes(tmp_path, capsys):
+    """A total within fewer guesses is bounded by the facts within more (a run takes them), and
+    the classes with no fact are counted: the root bound a run prints comes from both."""
+    game = parse_game(TOTAL_SPEC)
+    first = [game.format_code(int(g)) for g in game.first_guesses()]
+    data = {"format": "moo-checkpoint", "version": 2, "game": TOTAL_SPEC, "guesses": "any",
+            "total": {"27": {"classes": {first[0]: {"at_least": 70}}},
+                      "4": {"classes": {first[0]: {"at_least": 60}, first[1]: {"at_least": 65}}}}}
+    path = tmp_path / "cp.json"
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "show", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    within4 = out[out.index("  total, within 4 guesses: 0 classes with an exact least total, "
+                            "2 with a lower bound (least 60)") + 1]
+    assert within4 == (f"    class facts a run takes: 2 of {len(first)} first-guess classes, "
+                       "least 65 (facts within more guesses included); a run bounds the other "
+                       f"{len(first) - 2} itself")
+    assert f"1 of {len(first)} first-guess classes, least 70" in "\n".join(out)
+
+
 def test_a_true_lookahead_bound_above_a_cold_recount_still_holds(tmp_path, capsys):
     """A lookahead claim a warm worker proved (its table held tighter values than a fresh
     solver's recount) is decided by the exact search when the recount falls short."""

@@ -57,6 +57,7 @@ def show(args) -> Exit:
         heights[entry["height"]] = heights.get(entry["height"], 0) + 1
     for height, count in sorted(heights.items()):
         print(f"  height: {count} first-guess classes claimed refuted within {height} guesses")
+    first = game.first_guesses()
     for (cost, depth), facts in sorted(log.totals.items()):
         limit = "no depth limit" if depth >= game.n_secrets else f"within {depth} guesses"
         exact = [e["exact"] for e in facts.classes.values() if "exact" in e]
@@ -65,6 +66,7 @@ def show(args) -> Exit:
               + (f" (least {_shown(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
               + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
+        print("    " + _class_floor(log, cost, depth, len(first)))
         if facts.incumbent is not None:
             value, root = facts.incumbent
             print(f"    best tree: {_shown(cost, value)}, opening "
@@ -83,6 +85,20 @@ def show(args) -> Exit:
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
+
+
+def _class_floor(log, cost: str, depth: int, classes: int) -> str:
+    """The least of the class facts a run takes, each class's strongest (for the total, facts
+    within more guesses count too), and how many classes have none: the root bound a run
+    reports is the least of these and of the bounds it computes itself for the rest."""
+    known = {g for (kind, _), facts in log.totals.items() if kind == cost
+             for g in facts.classes}
+    values = [log.total_lower_bound(cost, g, depth) for g in known]
+    values = [v for v in values if v > 0]
+    floor = f"least {_shown(cost, min(values))}" if values else "none"
+    more = " (facts within more guesses included)" if cost == "total" else ""
+    return (f"class facts a run takes: {len(values)} of {classes} first-guess classes, "
+            f"{floor}{more}; a run bounds the other {classes - len(values)} itself")
 
 
 def _shown(cost: str, value: int) -> str:
