@@ -401,6 +401,54 @@ def test_breaker_with_a_tree_file_uses_its_game(monkeypatch, small_tree_file):
     assert "bulls-cows:3x5" in screen and status == 1
 
 
+def test_breaker_consistent_guesses_refuse_codes_that_cannot_be_the_secret(monkeypatch):
+    """--guesses consistent: a guess that does not fit an answer so far is refused, names that
+    answer and does not count; one that fits is scored."""
+    args = ["bulls-cows", "--breaker", "--seed", "7", "--guesses", "consistent"]
+    secret = BC.parse_code(drawn_secret(monkeypatch, args))
+    first = BC.parse_code("0123" if BC.format_code(secret) != "0123" else "4567")
+    reply = BC.feedback(first, secret)
+    fits = [c for c in range(BC.n_codes) if BC.feedback(first, c) == reply and c != secret]
+    misfit = next(c for c in range(BC.n_codes) if BC.feedback(first, c) != reply)
+    lines = [BC.format_code(first), BC.format_code(misfit), BC.format_code(fits[0]),
+             BC.format_code(secret)]
+    status, screen = play(monkeypatch, args, lines)
+    assert status == 0
+    assert "Each guess must fit every answer so far" in screen
+    assert screen.count("Not allowed") == 1
+    assert (f"Not allowed (consistent guesses only): it cannot be the secret, as "
+            f"{BC.format_code(first)} got {BC.format_feedback(reply)} (bulls cows).") in screen
+    assert "you found it in 3 guesses." in screen
+
+
+def test_breaker_hard_mode_keeps_every_hint(monkeypatch):
+    """--guesses hard (Wordle's hard mode): a green must stay in its place and a yellow letter
+    be used; a guess that drops one is refused and does not count."""
+    wordle = parse_game("wordle")
+    args = ["wordle", "--breaker", "--seed", "3", "--guesses", "hard"]
+    secret = drawn_secret(monkeypatch, args)
+    reply = wordle.feedback(wordle.parse_code("salet"), wordle.parse_code(secret))
+    marks = wordle.feedback_counts(reply)
+    green = next(i for i, m in enumerate(marks) if m == 2)  # the test's seed gives a green
+    dropped = next(w for w in ("lakes", "tales", "steal", "crane", "pious")
+                   if w[green] != "salet"[green])
+    status, screen = play(monkeypatch, args, ["salet", dropped, secret])
+    assert status == 0
+    assert "Hard mode: each guess must keep every hint so far" in screen
+    assert "Not allowed (hard mode): it drops a hint of salet got" in screen
+    assert "you found it in 2 guesses." in screen
+
+
+@pytest.mark.parametrize("args,message", [
+    (["bulls-cows", "--breaker", "--guesses", "hard"], "bulls-cows:4x10 has no hard mode"),
+    (["bulls-cows", "--guesses", "consistent"], "--guesses is the breaker's rule"),
+])
+def test_breaker_guess_mode_errors(monkeypatch, args, message):
+    status, screen = play(monkeypatch, args)
+    assert status == 2
+    assert message in screen
+
+
 # --- a real process --------------------------------------------------------------------------
 
 

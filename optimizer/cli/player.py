@@ -5,7 +5,8 @@ Modes (the first argument is a tree FILE when such a file exists, else a game sp
 - ``moo play FILE``: the computer guesses, walking the tree; the person types the feedback.
 - ``moo play GAME``: the same without a tree: a random code that fits every answer (seed 001).
 - ``moo play FILE|GAME --secret CODE``: the computer plays against CODE and shows the game.
-- ``moo play FILE|GAME --breaker``: the person guesses a secret the computer drew.
+- ``moo play FILE|GAME --breaker [--guesses consistent|hard]``: the person guesses a secret the
+  computer drew (held to a guess mode's rule when one is given).
 - ``moo play FILE|GAME --json``: another program gives the feedback, one JSON object a line
   answers (``protocol.py``).
 
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from ..formats.tree_file import read_tree
 from ..games import Game, GameError, WordGame, parse_game
+from ..games.base import GUESS_MODES, check_guess_mode
 from ..games.reply import read_reply, reply_forms
 from ..session import (
     NO_MOVE,
@@ -84,6 +86,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
              "(see the README's play protocol)",
     )
     parser.add_argument(
+        "--guesses", choices=GUESS_MODES, default="any",
+        help="with --breaker, the guesses you may make: any code (any), only codes that fit "
+             "every answer so far (consistent), or words that keep every hint (hard: word "
+             "games' hard mode)",
+    )
+    parser.add_argument(
         "--seed", type=seed, default=None,
         help="random seed of the secret (--breaker) or of the guesses when there is no tree "
              "(0 to 2**64 - 1)",
@@ -107,6 +115,11 @@ def _run(args: argparse.Namespace) -> Exit:
         game, tree = load_target(args.target)
         solver = None if tree is None else Solver(tree, args.target)  # checked once
         secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
+        if args.guesses != "any":
+            if not args.breaker:
+                raise GameError("--guesses is the breaker's rule: give it with --breaker (a "
+                                "tree's guesses are those it was built with)")
+            check_guess_mode(game, args.guesses)
     except (GameError, TreeError) as exc:
         print(f"moo play: error: {printable(exc)}", file=sys.stderr)
         return Exit.ERROR
@@ -114,7 +127,7 @@ def _run(args: argparse.Namespace) -> Exit:
     if args.json:
         return _serve_json(lambda: new_session(game, solver, rng))
     if args.breaker:
-        return play_breaker(game, rng)
+        return play_breaker(game, rng, args.guesses)
     session = new_session(game, solver, rng)
     if secret is not None:
         return play_self(session, secret)
@@ -314,11 +327,15 @@ def play_self(session: Session, secret: str) -> Exit:
 
 
 # --- the person breaks the computer's code ------------------------------------------------
-def play_breaker(game: Game, rng: random.Random) -> Exit:
-    """Seeds 000 and 002: the computer draws a secret and scores the person's guesses."""
+def play_breaker(game: Game, rng: random.Random, guesses: str = "any") -> Exit:
+    """Seeds 000 and 002: the computer draws a secret and scores the person's guesses, held to
+    the guess mode's rule (a guess that breaks it is refused and does not count)."""
     secret = rng.randrange(game.n_secrets)
     _say(secret_intro(game))
+    if guesses != "any":
+        _say(RULES[guesses])
     made = 0
+    answers: list[tuple[int, int]] = []  # (guess, feedback) so far
     while True:
         try:
             text = _ask(f"Guess {made + 1}: ")
@@ -336,13 +353,36 @@ def play_breaker(game: Game, rng: random.Random) -> Exit:
         except GameError as exc:
             _say(f"  Not a valid guess: {exc}.")
             continue
+        broken = _breaks_rule(game, guesses, answers, guess)
+        if broken:
+            _say(f"  Not allowed ({MODE_NAMES[guesses]}): {broken}.")
+            continue
         made += 1
         reply = game.feedback(guess, secret)
+        answers.append((guess, reply))
         if reply == game.win:
             _say(f"  {feedback_text(game, reply)}: solved! The secret is "
                  f"{game.format_code(secret)}; you found it in {_guesses(made)}.")
             return Exit.FINISHED
         _say(f"  {feedback_text(game, reply)}")
+
+
+MODE_NAMES = {"consistent": "consistent guesses only", "hard": "hard mode"}
+RULES = {"consistent": "Each guess must fit every answer so far (it could be the secret).",
+         "hard": "Hard mode: each guess must keep every hint so far (greens in place, yellows "
+                 "used)."}
+
+
+def _breaks_rule(game: Game, guesses: str, answers: list[tuple[int, int]],
+                 guess: int) -> str | None:
+    """Why ``guess`` breaks the guess mode's rule after ``answers``, or None when it keeps it."""
+    for earlier, reply in answers:
+        shown = f"{game.format_code(earlier)} got {feedback_text(game, reply)}"
+        if guesses == "consistent" and game.feedback(earlier, guess) != reply:
+            return f"it cannot be the secret, as {shown}"
+        if guesses == "hard" and not game.keeps_hints(earlier, reply, guess):
+            return f"it drops a hint of {shown}"
+    return None
 
 
 # --- console -----------------------------------------------------------------------------------
