@@ -17,6 +17,7 @@ from helpers import ROOT, start_cluster, stop_processes
 from oracle import plain_optimum
 
 from optimizer.games import parse_game
+from optimizer.games.words import word_game
 from optimizer.search.dask_engine import Dask
 from optimizer.search.engine import InProcess, open_engine
 from optimizer.search.height import HeightSearch
@@ -229,14 +230,21 @@ def _tree(game, mode, root):
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("mode", ["any", "hard"])
-def test_a_cluster_solves_a_word_game_of_list_files(mode, cluster, split_everything, tmp_path):
-    """The workers read the game from its spec (the list files), guesses that are no answer and
-    hard mode included."""
+@pytest.mark.parametrize("mode,source", [("any", "files"), ("hard", "files"), ("any", "lists")])
+def test_a_cluster_solves_a_word_game(mode, source, cluster, split_everything, tmp_path):
+    """The workers get the game's lists from the command, not from its spec: list files gone
+    before the search (as on another machine) or lists given in Python (``word_game``, no
+    files); guesses that are no answer and hard mode included."""
     answers = ["bat", "cat", "hat", "mat", "sat", "tab", "act", "tam"]
-    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
-    (tmp_path / "g.txt").write_text("chm\nbts\nmhc\n")
-    game = parse_game(f"words:{tmp_path / 'a.txt'},{tmp_path / 'g.txt'}")
+    others = ["chm", "bts", "mhc"]
+    if source == "lists":
+        game = word_game(answers, answers + others)
+    else:
+        (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+        (tmp_path / "g.txt").write_text("\n".join(others) + "\n")
+        game = parse_game(f"words:{tmp_path / 'a.txt'},{tmp_path / 'g.txt'}")
+        (tmp_path / "a.txt").unlink()
+        (tmp_path / "g.txt").unlink()
     height, total, limited = plain_optimum(game, mode)
     with Search(Request(game, guesses=mode, scheduler=cluster)) as search:
         assert isinstance(search.engine, Dask)

@@ -245,6 +245,12 @@ class Game:
         all of them)."""
         raise NotImplementedError
 
+    @property
+    def digest(self) -> str:
+        """What identifies the game beyond its spec, for a process that rebuilds it elsewhere (a
+        Dask worker): empty, as a spec rebuilds the game anywhere; a word game's lists'."""
+        return ""
+
     # --- hard mode ---------------------------------------------------------------------------
     has_hard_mode = False  # whether the game has a hard-mode rule (word games)
 

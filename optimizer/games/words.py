@@ -28,6 +28,8 @@ or more words than the feedback matrix may hold (checked before it is built).
 
 from __future__ import annotations
 
+import hashlib
+from functools import cached_property
 from importlib import resources
 
 import numpy as np
@@ -59,6 +61,18 @@ class WordGame(Game):
                               dtype=CODE_DTYPE).reshape(len(self.words), self.letters)
         self.win = self.feedback_id((GREEN,) * self.letters)
         self._weights = [3 ** (self.letters - 1 - i) for i in range(self.letters)]
+
+    @cached_property
+    def digest(self) -> str:
+        """A digest of the lists (answers, then the other guesses): what a Dask worker's copy of
+        the game is known by, since its spec (file paths, or a name) may not rebuild it there."""
+        text = "\n".join(self.answers) + "\0" + "\n".join(self.words[len(self.answers):])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def lists(self) -> tuple[list[str], list[str]]:
+        """(answers, the allowed guesses that are no answer): the game, for ``WordGame(spec,
+        *lists)`` elsewhere."""
+        return list(self.answers), self.words[len(self.answers):]
 
     @property
     def n_secrets(self) -> int:

@@ -65,7 +65,7 @@ class Dask:
             import dask
             from distributed import Client, LocalCluster
 
-            from .dask_worker import SolverPlugin  # imports distributed: Dask runs only
+            from .dask_worker import SolverPlugin, WordsPlugin  # imports distributed: Dask only
 
             # A client of an earlier engine in this process, collected while Dask's shared loop
             # runner starts this one, stops that runner under the lock its start holds: a
@@ -97,6 +97,9 @@ class Dask:
                 _listening(self.address, seconds)
                 client = Client(self.address, timeout=f"{seconds:.3f}s")
             client.register_plugin(SolverPlugin(), name=SolverPlugin.name)
+            if self.key.words:  # a word game: its lists go with it (the spec may not rebuild it)
+                game = self.solver.game
+                client.register_plugin(WordsPlugin(game), name=WordsPlugin.name_of(game))
         except BaseException as exc:  # reported to the caller by client()
             self._error = exc
             _shut(client, cluster)

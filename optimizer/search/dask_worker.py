@@ -12,8 +12,12 @@ from collections import deque
 
 from distributed import WorkerPlugin, get_worker
 
+from ..games import GameError, WordGame
 from .jobs import STOPPED, run_job
 from .solver import NodeSolver, SolverKey
+
+# The word games clients shipped to this worker (WordsPlugin), by their lists' digest.
+SHIPPED: dict[str, WordGame] = {}
 
 
 class SolverPlugin(WorkerPlugin):
@@ -37,7 +41,7 @@ class SolverPlugin(WorkerPlugin):
             solver = self.solvers.get(slot)
         if solver is None:
             heap_allocations()
-            solver = key.build()
+            solver = key.build(shipped(key))
             with self.lock:
                 self.solvers[slot] = solver
         return solver
@@ -49,6 +53,37 @@ class SolverPlugin(WorkerPlugin):
             solvers = list(self.solvers.values())
         for solver in solvers:
             solver.cancel(job_ids)
+
+
+class WordsPlugin(WorkerPlugin):
+    """A word game's lists, sent once to every worker, those that join later included: its
+    spec names files that may not be there (another machine, another folder) or no files at all
+    (``word_game`` lists from the Python API). One plugin per game, named by its digest."""
+
+    idempotent = True
+
+    def __init__(self, game: WordGame):
+        self.spec, self.digest = game.spec, game.digest
+        self.answers, self.guesses = game.lists()
+
+    @staticmethod
+    def name_of(game: WordGame) -> str:
+        return f"moo-words-{game.digest[:20]}"
+
+    def setup(self, worker=None):
+        if self.digest not in SHIPPED:
+            SHIPPED[self.digest] = WordGame(self.spec, self.answers, self.guesses)
+
+
+def shipped(key: SolverKey) -> WordGame | None:
+    """The word game of ``key`` as its client shipped it; None for a game its spec rebuilds."""
+    if not key.words:
+        return None
+    game = SHIPPED.get(key.words)
+    if game is None:
+        raise GameError(f"{key.game}: the word lists did not reach this worker (its "
+                        "WordsPlugin is missing)")
+    return game
 
 
 def heap_allocations() -> None:

@@ -62,12 +62,15 @@ class SolverKey:
     opts: int = OPT_ALL
     table_bits: int | None = None  # kernels.table.table_bits of the game when None
     counting: bool = True  # counting bounds (off only in tests)
+    words: str = ""  # a word game's lists' digest (WordGame.digest), which the spec may not give
 
-    def build(self) -> NodeSolver:
+    def build(self, game: Game | None = None) -> NodeSolver:
+        """The solver of this key; ``game``: the key's game when the spec cannot rebuild it
+        here (a word game shipped to a Dask worker)."""
         from ..games import parse_game
 
-        return NodeSolver(parse_game(self.game), self.guesses, self.opts, self.table_bits,
-                      self.counting)
+        return NodeSolver(game or parse_game(self.game), self.guesses, self.opts,
+                          self.table_bits, self.counting)
 
 
 def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
@@ -90,7 +93,8 @@ class NodeSolver:
         self.game, self.guesses = game, guesses
         n = game.n_codes  # guesses: the scoring scratch is per guess
         table_bits = table_bits or default_table_bits(game.n_secrets)
-        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting)
+        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting,
+                             game.digest)
         matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
         self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
