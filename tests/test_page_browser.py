@@ -21,6 +21,7 @@ import pytest
 
 from optimizer.cli.page import Entry, load_entry, write_page
 from optimizer.cli.play_text import named as said
+from optimizer.cli.player import feedback_text
 from optimizer.formats.tree_file import write_tree
 from optimizer.games import parse_game, word_game
 from optimizer.games.reply import read_reply
@@ -381,6 +382,62 @@ def test_person_guesses_with_the_mouse_bulls_and_cows(person, pages):
     tab.page.click("#breaker-give-up")
     assert tab.text("#breaker-message").startswith("The secret was ")
     assert tab.text("#breaker-message").endswith("; you made 1 guess.")
+
+
+def test_breaker_consistent_guesses_only(person, pages):
+    """"Only codes that fit": a guess that cannot be the secret is refused with the terminal
+    player's words and does not count; the hard-mode choice is a word game's only."""
+    tab = person("bulls-cows")
+    game = pages["bulls-cows"][1].tree.game
+    tab.page.click("#mode-breaker")
+    assert tab.page.eval_on_selector_all("#breaker-rule option", "os => os.map(o => o.value)") \
+        == ["any", "consistent"]
+    tab.page.select_option("#breaker-rule", "consistent")
+    tab.page.fill("#breaker-input", "0123")
+    tab.page.click("#breaker-form button")
+    shown = tab.texts("#breaker-history tr")[-1].split("\t")[2]  # "0 1" or "4 0"
+    reply = game.parse_feedback(shown)
+    if reply == game.win:
+        return  # drawn 0123 itself: nothing is left to refuse
+    misfit = next(c for c in range(game.n_codes)
+                  if game.feedback(game.parse_code("0123"), c) != reply)
+    tab.page.fill("#breaker-input", game.format_code(misfit))
+    tab.page.click("#breaker-form button")
+    assert tab.text("#breaker-message") == (
+        f"Not allowed (consistent guesses only): it cannot be the secret, as 0123 got "
+        f"{feedback_text(game, reply)}.")
+    assert len(tab.texts("#breaker-history tr")) == 1
+
+
+def test_breaker_hard_mode_on_wordle(person, pages):
+    """Hard mode: a word that drops a hint (Python's words.keeps_hints says which) is refused
+    and does not count; one that keeps them is played."""
+    tab = person("wordle")
+    game = pages["wordle"][1].tree.game
+    tab.page.click("#mode-breaker")
+    tab.page.select_option("#breaker-rule", "hard")
+    for opening in ("salet", "crony", "humid", "blimp"):  # until some letter is not grey
+        tab.page.fill("#breaker-input", opening)
+        tab.page.click("#breaker-form button")
+        shown = tab.texts("#breaker-history tr")[-1].split("\t")[2]
+        reply = game.parse_feedback(shown)
+        if any(game.feedback_counts(reply)):
+            break
+    if reply == game.win:
+        return
+    earlier = game.parse_code(opening)
+    dropped = next(w for w in range(game.n_codes) if not game.keeps_hints(earlier, reply, w))
+    kept = next(w for w in range(game.n_codes) if game.keeps_hints(earlier, reply, w))
+    rows = len(tab.texts("#breaker-history tr"))
+    tab.page.fill("#breaker-input", game.format_code(dropped))
+    tab.page.click("#breaker-form button")
+    assert tab.text("#breaker-message") == (
+        f"Not allowed (hard mode): it drops a hint of {opening} got "
+        f"{feedback_text(game, reply)}.")
+    assert len(tab.texts("#breaker-history tr")) == rows
+    tab.page.fill("#breaker-input", game.format_code(kept))
+    tab.page.click("#breaker-form button")
+    assert len(tab.texts("#breaker-history tr")) == rows + 1
 
 
 def test_person_guesses_by_keyboard_battleship(person, pages):

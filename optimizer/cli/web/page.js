@@ -376,7 +376,19 @@
 
   // --- the person guesses the computer's secret ------------------------------------------
   function Breaker(game, root) {
-    let secret, made, candidates, over;
+    let secret, made, candidates, over, played;
+    const rule = $("breaker-rule");
+    const RULE_NAMES = { consistent: "consistent guesses only", hard: "hard mode" };
+    if (game.family !== "words") rule.querySelector('option[value="hard"]').remove();
+
+    function breaks(g) {  // why g breaks the rule chosen (player.py's _breaks_rule), or null
+      for (const [earlier, fid] of played) {
+        const shown = `${game.format(earlier)} got ${game.named(fid)}`;
+        if (rule.value === "consistent" && game.feedback(earlier, g) !== fid) return `it cannot be the secret, as ${shown}`;
+        if (rule.value === "hard" && !MooWords.keepsHints(game, earlier, fid, g)) return `it drops a hint of ${shown}`;
+      }
+      return null;
+    }
 
     function draw() {
       if (window.crypto && window.crypto.getRandomValues) {
@@ -401,6 +413,7 @@
       secret = draw();
       made = 0;
       over = false;
+      played = [];
       candidates = secrets(game);
       clear($("breaker-history"));
       $("breaker-form").hidden = false;
@@ -418,9 +431,16 @@
         input.focus();
         return;
       }
+      const broken = breaks(g);
+      if (broken) {
+        say($("breaker-message"), `Not allowed (${RULE_NAMES[rule.value]}): ${broken}.`, "alert");
+        input.focus();
+        return;
+      }
       input.value = "";
       made++;
       const fid = game.feedback(g, secret);
+      played.push([g, fid]);
       candidates = candidates.filter((s) => game.feedback(g, s) === fid);
       const row = document.createElement("tr");
       [String(made), game.format(g), game.formatFeedback(fid), String(candidates.length)]

@@ -156,5 +156,19 @@ const MooWords = (function () {
     return span;
   }
 
-  return { makeGame, Tiles, coloured, decodeWords };
+  // Whether guess keeps the hints earlier got (fid): hard mode, as words.keeps_hints.
+  function keepsHints(game, earlier, fid, guess) {
+    const a = game.codes[earlier], b = game.codes[guess], marks = game.counts(fid);
+    const revealed = new Map();
+    for (let i = 0; i < game.letters; i++) {
+      if (marks[i] === GREEN && a[i] !== b[i]) return false;
+      if (marks[i] !== ABSENT) revealed.set(a[i], (revealed.get(a[i]) || 0) + 1);
+    }
+    for (const [letter, k] of revealed) {
+      if (b.filter((x) => x === letter).length < k) return false;
+    }
+    return true;
+  }
+
+  return { makeGame, Tiles, coloured, decodeWords, keepsHints };
 })();
