@@ -308,9 +308,9 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert "best tree: 73, opening" in capsys.readouterr().out
 
 
-def test_show_states_the_class_bounds_a_run_takes(tmp_path, capsys):
+def test_show_states_the_class_bounds_on_file(tmp_path, capsys):
     """A total within fewer guesses is bounded by the facts within more (a run takes them), and
-    the classes with no fact are counted: the root bound a run prints comes from both."""
+    the classes with no fact are counted."""
     game = parse_game(TOTAL_SPEC)
     first = [game.format_code(int(g)) for g in game.first_guesses()]
     data = {"format": "moo-checkpoint", "version": 2, "game": TOTAL_SPEC, "guesses": "any",
@@ -322,9 +322,9 @@ def test_show_states_the_class_bounds_a_run_takes(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     within4 = out[out.index("  total, within 4 guesses: 0 classes with an exact least total, "
                             "2 with a lower bound (least 60)") + 1]
-    assert within4 == (f"    class facts a run takes: 2 of {len(first)} first-guess classes, "
-                       "least 65 (facts within more guesses included); a run bounds the other "
-                       f"{len(first) - 2} itself")
+    assert within4 == (f"    class bounds on file: 2 of {len(first)} first-guess classes, "
+                       "least 65 (facts within more guesses included); none for the other "
+                       f"{len(first) - 2}")
     assert f"1 of {len(first)} first-guess classes, least 70" in "\n".join(out)
 
 

@@ -229,6 +229,34 @@ def _tree(game, mode, root):
     return Tree(game=game, root=root, objective="total", guesses=mode)
 
 
+def test_a_word_game_ships_to_workers_whole(tmp_path):
+    """What a Dask worker gets of a word game (the plugin, pickled as Dask sends it) rebuilds the
+    same game under the same spec, whatever its files became; a key whose lists never came is
+    a clear error. (The cluster test below runs it on real workers.)"""
+    import pickle
+
+    from optimizer.games import GameError
+    from optimizer.search.dask_worker import SHIPPED, WordsPlugin, shipped
+    from optimizer.search.solver import SolverKey
+
+    (tmp_path / "a.txt").write_text("bat\ncat\nhat\n")
+    game = parse_game(f"words:{tmp_path / 'a.txt'}")
+    (tmp_path / "a.txt").unlink()
+    other = word_game(["bat", "cat", "hat"])  # the same lists under another spec
+    assert other.digest == game.digest and other.spec != game.spec
+    assert WordsPlugin.name_of(other) != WordsPlugin.name_of(game)
+    key = SolverKey(game.spec, words=game.digest)
+    SHIPPED.pop((game.spec, game.digest), None)
+    with pytest.raises(GameError, match="did not reach this worker"):
+        shipped(key)
+    pickle.loads(pickle.dumps(WordsPlugin(other))).setup()
+    pickle.loads(pickle.dumps(WordsPlugin(game))).setup()
+    got = shipped(key)
+    assert got.spec == game.spec and got.words == game.words and got.digest == game.digest
+    assert key.build(got).game is got
+    assert shipped(SolverKey("mastermind:3x3")) is None  # a spec rebuilds it
+
+
 @pytest.mark.cluster
 @pytest.mark.parametrize("mode,source", [("any", "files"), ("hard", "files"), ("any", "lists")])
 def test_a_cluster_solves_a_word_game(mode, source, cluster, split_everything, tmp_path):

@@ -409,6 +409,20 @@ def test_breaker_consistent_guesses_only(person, pages):
     assert len(tab.texts("#breaker-history tr")) == 1
 
 
+def test_breaker_consistent_word_game_guesses_only_answers(person, pages):
+    tab = person("words")
+    game = pages["words"][1].tree.game
+    tab.page.click("#mode-breaker")
+    tab.page.select_option("#breaker-rule", "consistent")
+    never = next(w for w in range(game.n_secrets, game.n_codes))  # allowed, never the answer
+    tab.page.fill("#breaker-input", game.format_code(never))
+    tab.page.click("#breaker-form button")
+    assert tab.text("#breaker-message") == (
+        "Not allowed (consistent guesses only): it cannot be the secret: it is not one of the "
+        f"{game.n_secrets:,} answers.")
+    assert tab.texts("#breaker-history tr") == []
+
+
 def test_breaker_hard_mode_on_wordle(person, pages):
     """Hard mode: a word that drops a hint (Python's words.keeps_hints says which) is refused
     and does not count; one that keeps them is played."""

@@ -421,6 +421,20 @@ def test_breaker_consistent_guesses_refuse_codes_that_cannot_be_the_secret(monke
     assert "you found it in 3 guesses." in screen
 
 
+def test_breaker_consistent_word_game_guesses_only_answers(monkeypatch):
+    """In a word game a consistent guess is one of the answers (a word that is never the secret
+    is refused, first guess included), as a consistent tree's guesses are (tree.py)."""
+    args = ["wordle", "--breaker", "--seed", "3", "--guesses", "consistent"]
+    wordle = parse_game("wordle")
+    secret = drawn_secret(monkeypatch, args)
+    assert wordle.parse_code("aahed") >= wordle.n_secrets  # an allowed guess, never the answer
+    status, screen = play(monkeypatch, args, ["aahed", secret])
+    assert status == 0
+    assert ("Not allowed (consistent guesses only): it cannot be the secret: it is not one of "
+            "the 2,315 answers.") in screen
+    assert "you found it in 1 guess." in screen
+
+
 def test_breaker_hard_mode_keeps_every_hint(monkeypatch):
     """--guesses hard (Wordle's hard mode): a green must stay in its place and a yellow letter
     be used; a guess that drops one is refused and does not count."""

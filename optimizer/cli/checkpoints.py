@@ -14,9 +14,13 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .options import add_search_options, seed, whole_number
 from .status import Exit
+
+if TYPE_CHECKING:
+    from ..formats.checkpoint import Checkpoint
 
 
 def configure(parser) -> None:
@@ -57,7 +61,9 @@ def show(args) -> Exit:
         heights[entry["height"]] = heights.get(entry["height"], 0) + 1
     for height, count in sorted(heights.items()):
         print(f"  height: {count} first-guess classes claimed refuted within {height} guesses")
-    first = game.first_guesses()
+    first = {int(g) for g in game.first_guesses()}
+    if log.guesses == "consistent":  # a run's openings are then the secrets only
+        first = {g for g in first if g < game.n_secrets}
     for (cost, depth), facts in sorted(log.totals.items()):
         limit = "no depth limit" if depth >= game.n_secrets else f"within {depth} guesses"
         exact = [e["exact"] for e in facts.classes.values() if "exact" in e]
@@ -66,7 +72,7 @@ def show(args) -> Exit:
               + (f" (least {_shown(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
               + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
-        print("    " + _class_floor(log, cost, depth, len(first)))
+        print("    " + _class_floor(log, cost, depth, first))
         if facts.incumbent is not None:
             value, root = facts.incumbent
             print(f"    best tree: {_shown(cost, value)}, opening "
@@ -87,18 +93,17 @@ def show(args) -> Exit:
     return Exit.FINISHED
 
 
-def _class_floor(log, cost: str, depth: int, classes: int) -> str:
-    """The least of the class facts a run takes, each class's strongest (for the total, facts
-    within more guesses count too), and how many classes have none: the root bound a run
-    reports is the least of these and of the bounds it computes itself for the rest."""
-    known = {g for (kind, _), facts in log.totals.items() if kind == cost
-             for g in facts.classes}
-    values = [log.total_lower_bound(cost, g, depth) for g in known]
+def _class_floor(log: Checkpoint, cost: str, depth: int, first: set[int]) -> str:
+    """How many of the first-guess classes (``first``) the file bounds, each by its strongest
+    fact (for the total, facts within more guesses count too), and the least of those bounds.
+    A run bounds every class itself as well (counting, lookahead) and keeps the higher of the
+    two, so the bound it prints is at least the least of these and of its own for the rest."""
+    values = [log.total_lower_bound(cost, g, depth) for g in first]
     values = [v for v in values if v > 0]
     floor = f"least {_shown(cost, min(values))}" if values else "none"
     more = " (facts within more guesses included)" if cost == "total" else ""
-    return (f"class facts a run takes: {len(values)} of {classes} first-guess classes, "
-            f"{floor}{more}; a run bounds the other {classes - len(values)} itself")
+    return (f"class bounds on file: {len(values)} of {len(first)} first-guess classes, "
+            f"{floor}{more}; none for the other {len(first) - len(values)}")
 
 
 def _shown(cost: str, value: int) -> str:

@@ -376,6 +376,8 @@ RULES = {"consistent": "Each guess must fit every answer so far (it could be the
 def _breaks_rule(game: Game, guesses: str, answers: list[tuple[int, int]],
                  guess: int) -> str | None:
     """Why ``guess`` breaks the guess mode's rule after ``answers``, or None when it keeps it."""
+    if guesses == "consistent" and guess >= game.n_secrets:  # the secrets are the first codes
+        return f"it cannot be the secret: it is not one of the {game.n_secrets:,} answers"
     for earlier, reply in answers:
         shown = f"{game.format_code(earlier)} got {feedback_text(game, reply)}"
         if guesses == "consistent" and game.feedback(earlier, guess) != reply:

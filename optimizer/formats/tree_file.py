@@ -58,7 +58,8 @@ def _custom_words(game: Game) -> dict | None:
     """The lists of a word game other than ``wordle`` (whose lists ship with the program)."""
     if not isinstance(game, WordGame) or game.spec == "wordle":
         return None
-    return {"answers": list(game.answers), "guesses": game.words[len(game.answers):]}
+    answers, guesses = game.lists()
+    return {"answers": answers, "guesses": guesses}
 
 
 def node_to_json(game: Game, node: Node) -> dict:

@@ -7,6 +7,7 @@ runs in this process never import distributed.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import threading
 from collections import deque
 
@@ -16,8 +17,10 @@ from ..games import GameError, WordGame
 from .jobs import STOPPED, run_job
 from .solver import NodeSolver, SolverKey
 
-# The word games clients shipped to this worker (WordsPlugin), by their lists' digest.
-SHIPPED: dict[str, WordGame] = {}
+# The word games clients shipped to this worker (WordsPlugin), by spec and lists' digest. Never
+# emptied: a game's lists (Wordle's: about 100 KB) stay while the worker lives, as the plugin
+# stays registered with the scheduler.
+SHIPPED: dict[tuple[str, str], WordGame] = {}
 
 
 class SolverPlugin(WorkerPlugin):
@@ -62,24 +65,26 @@ class WordsPlugin(WorkerPlugin):
 
     idempotent = True
 
-    def __init__(self, game: WordGame):
+    def __init__(self, game: WordGame) -> None:
         self.spec, self.digest = game.spec, game.digest
         self.answers, self.guesses = game.lists()
 
     @staticmethod
     def name_of(game: WordGame) -> str:
-        return f"moo-words-{game.digest[:20]}"
+        """The plugin's name: one per spec and lists (the same lists under two specs are two)."""
+        both = hashlib.sha256(f"{game.spec}\0{game.digest}".encode()).hexdigest()
+        return f"moo-words-{both[:20]}"
 
-    def setup(self, worker=None):
-        if self.digest not in SHIPPED:
-            SHIPPED[self.digest] = WordGame(self.spec, self.answers, self.guesses)
+    def setup(self, worker=None) -> None:
+        if (self.spec, self.digest) not in SHIPPED:
+            SHIPPED[self.spec, self.digest] = WordGame(self.spec, self.answers, self.guesses)
 
 
 def shipped(key: SolverKey) -> WordGame | None:
     """The word game of ``key`` as its client shipped it; None for a game its spec rebuilds."""
     if not key.words:
         return None
-    game = SHIPPED.get(key.words)
+    game = SHIPPED.get((key.game, key.words))
     if game is None:
         raise GameError(f"{key.game}: the word lists did not reach this worker (its "
                         "WordsPlugin is missing)")

@@ -69,8 +69,8 @@ class SolverKey:
         here (a word game shipped to a Dask worker)."""
         from ..games import parse_game
 
-        return NodeSolver(game or parse_game(self.game), self.guesses, self.opts,
-                          self.table_bits, self.counting)
+        game = game if game is not None else parse_game(self.game)
+        return NodeSolver(game, self.guesses, self.opts, self.table_bits, self.counting)
 
 
 def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:

@@ -382,6 +382,7 @@
     if (game.family !== "words") rule.querySelector('option[value="hard"]').remove();
 
     function breaks(g) {  // why g breaks the rule chosen (player.py's _breaks_rule), or null
+      if (rule.value === "consistent" && g >= game.secrets) return `it cannot be the secret: it is not one of the ${game.secrets.toLocaleString("en-US")} answers`;
       for (const [earlier, fid] of played) {
         const shown = `${game.format(earlier)} got ${game.named(fid)}`;
         if (rule.value === "consistent" && game.feedback(earlier, g) !== fid) return `it cannot be the secret, as ${shown}`;
