@@ -164,7 +164,7 @@ class Checkpoint:
                 "exact" in old or strength(old) >= strength(new)):
             return
         facts.classes[guess] = new
-        if settles(facts.classes[guess]):
+        if settles(new):
             self.drop_parts(cost, depth, (guess,))
         self._keep()
 

@@ -93,8 +93,7 @@ class NodeSolver:
         self.game, self.guesses = game, guesses
         n = game.n_codes  # guesses: the scoring scratch is per guess
         table_bits = table_bits or default_table_bits(game.n_secrets)
-        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting,
-                             game.digest)
+        self.key = SolverKey(game.spec, guesses, opts, table_bits, counting, game.digest)
         matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
         self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
