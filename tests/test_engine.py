@@ -73,6 +73,24 @@ def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, spl
     assert tree.optimal and replay(tree).total == limited
 
 
+@pytest.mark.parametrize("spec,mode", [("battleship:2x4x2", "any"), ("moo:3,4,5", "consistent")])
+@pytest.mark.cluster
+def test_a_cluster_searches_classes_whole(spec, mode, cluster, monkeypatch):
+    """Every root class one job (search/openings.py) on the cluster's workers."""
+    from optimizer.search import total
+
+    monkeypatch.setattr(total, "MANY_CLASSES", 1)
+    game = parse_game(spec)
+    _, total_value, limited = plain_optimum(game, mode)
+    with Search(Request(game, guesses=mode, scheduler=cluster),
+                solver=NodeSolver(game, mode, table_bits=14)) as search:
+        height = search.min_height().value
+        for depth, expected in ((game.n_codes, total_value), (height, limited)):
+            out = search.min_total(depth)
+            assert out.optimal and out.value == expected
+            assert replay(_tree(game, mode, out.root)).total == expected
+
+
 @pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
                                        ("battleship:2x4x2", "any"), ("moo:3,4,5", "any")])
 @pytest.mark.slow

@@ -191,6 +191,37 @@ def _memory_available() -> int | None:
     return min(found) if found else None
 
 
+class Inline:
+    """Runs each job at once in the calling thread, on one solver, with no thread and no round
+    trip: the engine of a root search run inside a job (a first-guess class searched whole,
+    openings.py). Once that job is cancelled (its solver's stop flag), the next job submitted
+    raises Stopped, so the search inside it ends."""
+
+    workers = 1
+    where = "this thread"
+
+    def __init__(self, solver: NodeSolver):
+        self.solver = solver
+        self._ids = itertools.count()
+
+    def submit(self, fn, *args) -> Job:
+        if self.solver.stop[0]:
+            raise Stopped
+        future = cf.Future()
+        future.set_result(fn(self.solver, *args))
+        return Job(next(self._ids), future)
+
+    def wait(self, jobs: list[Job], timeout: float | None) -> Job | None:
+        return jobs[0] if jobs else None
+
+    def cancel(self, jobs: list[Job]) -> None:
+        """Nothing runs once submit returns."""
+
+
+class Stopped(Exception):
+    """The job that runs an Inline engine's search was cancelled."""
+
+
 class InProcess:
     """``threads`` worker threads in this process, taking the jobs in the order submitted. One
     thread searches with the caller's solver (warmed by Search.ready); several each build a

@@ -51,11 +51,12 @@ class Board:
         self.detail = ""  # what the class searched now is doing, when it takes long
         self.text = ""
 
-    def settle(self, lower: int) -> None:
-        """The class searched now is shown to cost at least ``lower``."""
-        i = self.index
+    def settle(self, lower: int, index: int | None = None) -> None:
+        """Class ``index`` (the one searched now when None) is shown to cost at least
+        ``lower``."""
+        i = self.index if index is None else index
         self.proven[i] = max(self.proven[i], lower)
-        bound = min(self.proven[i:] + [self.best])
+        bound = min(min(self.proven), self.best)
         if self.value is None:
             text = f"bound {self.shown(bound)}"
         else:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections import deque
 
 from ..formats.facts import claimed
 from ..kernels.bundles import INF, LAST_FIRST
 from ..tree import Node
 from .jobs import class_bound, total_part
+from .openings import MANY_CLASSES, OpeningJobs
 from .progress import Board, Pace
 from .root import STOPPED_EARLY, Outcome, RootSearch
 from .root_class import RootClass
@@ -69,8 +71,8 @@ class TotalSearch(RootSearch):
         proven = [c[0] for c in classes]  # lower bound per class, raised as it is settled
         bar = self.bar = self.observer.bar(total=sum(len(c[2]) for c in classes),
                                            desc=f"{self.cost}: root parts", unit="part")
-        board = self.board = Board(bar, self.shown, proven, best,
-                                    out.value if out.root is not None else None)
+        self.board = Board(bar, self.shown, proven, best,
+                           out.value if out.root is not None else None)
         pace = Pace([c[0] for c in classes], self.engine.workers)  # sorted just above
         try:
             if self.whole_game():
@@ -80,30 +82,7 @@ class TotalSearch(RootSearch):
                     out.value, out.root = value, root
                 proven[:] = [max(value, best)] * len(proven)
                 classes = []
-            for index, (bound, guess, parts) in enumerate(classes):
-                board.index = index
-                if bound >= best:  # this class and every later one cannot do better
-                    bar.update(sum(len(c[2]) for c in classes[index:]))
-                    break
-                known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
-                if known >= best:
-                    board.settle(known)
-                    self.taken.add(guess)
-                    bar.update(len(parts))
-                    continue
-                taken = self.parts_taken
-                value, root = self.class_total(guess, parts, depth, best)
-                out.searched += 1
-                if root is not None and value < best:
-                    best = out.value = board.best = board.value = value
-                    out.root = root
-                    if log is not None:
-                        log.record_incumbent(self.cost, depth, value, root)
-                board.settle(max(value, best))
-                board.estimate = pace.update(index, best, whole=self.parts_taken == taken)
-                if log is not None:
-                    log.record_estimate(self.cost, depth, pace.left)
-                    log.record_total(self.cost, guess, depth, value, exact=root is not None)
+            self._settle_classes(classes, depth, best, out, pace)
         except (KeyboardInterrupt, TimeoutError):
             out.stopped = True
             out.notes.append(STOPPED_EARLY)
@@ -124,6 +103,80 @@ class TotalSearch(RootSearch):
             return out
         out.optimal, out.lower_bound = True, out.value
         return out
+
+    def _settle_classes(self, classes: list, depth: int, best: int, out: Outcome,
+                        pace: Pace) -> None:
+        """Settle the classes (sorted by bound) against the best cost in hand, which each better
+        tree lowers: a class is searched whole as one job when there are many (openings.py), by
+        parts otherwise or when its job outruns the cap or its parts have facts on file. The
+        incumbent, the board and the checkpoint follow each class settled."""
+        log, board, bar = self.checkpoint, self.board, self.bar
+        whole = OpeningJobs(self, depth) if len(classes) >= MANY_CLASSES else None
+        todo = deque(range(len(classes)))
+        by_parts: deque[int] = deque()
+
+        def settled(index: int, value: int, root: Node | None, whole_class: bool) -> None:
+            nonlocal best
+            guess = classes[index][1]
+            out.searched += 1
+            if root is not None and value < best:
+                best = out.value = board.best = board.value = value
+                out.root = root
+                if log is not None:
+                    log.record_incumbent(self.cost, depth, value, root)
+            board.settle(max(value, best), index)
+            board.estimate = pace.update(index, best, whole=whole_class)
+            if log is not None:
+                log.record_estimate(self.cost, depth, pace.left)
+                log.record_total(self.cost, guess, depth, value, exact=root is not None)
+
+        def feed() -> None:
+            while todo and not by_parts and (whole is None or whole.room()):
+                index = todo[0]
+                bound, guess, parts = classes[index]
+                if bound >= best:  # this class and every later one cannot do better
+                    bar.update(sum(len(classes[i][2]) for i in todo))
+                    todo.clear()
+                    return
+                todo.popleft()
+                known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
+                if known >= best:
+                    board.settle(known, index)
+                    self.taken.add(guess)
+                    bar.update(len(parts))
+                elif whole is None or not whole.on or self._has_part_facts(guess, parts, depth):
+                    by_parts.append(index)
+                else:
+                    whole.send(index, guess, best)
+
+        try:
+            while True:
+                feed()
+                if whole is not None and whole.running:
+                    index, value, root = whole.next()
+                    if value is None:  # outran the cap
+                        by_parts.append(index)
+                    else:
+                        bar.update(len(classes[index][2]))
+                        settled(index, value, root, True)
+                elif by_parts:
+                    index = by_parts.popleft()
+                    bound, guess, parts = classes[index]
+                    board.index, taken = index, self.parts_taken
+                    value, root = self.class_total(guess, parts, depth, best)
+                    settled(index, value, root, self.parts_taken == taken)
+                elif not todo:
+                    return
+        finally:
+            if whole is not None:
+                whole.stop()
+
+    def _has_part_facts(self, guess: int, parts: dict, depth: int) -> bool:
+        """Whether the checkpoint holds facts on a part of this class (an earlier run searched
+        it by parts: it is worth searching so again)."""
+        log = self.checkpoint
+        return log is not None and any(log.part_fact(self.cost, depth, (guess, fid)) is not None
+                                       for fid in parts)
 
     def _known_bounds(self, classes: list, depth: int, best: int) -> list:
         """The classes with their bounds raised to what the checkpoint proves of them: the

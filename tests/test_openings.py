@@ -1,0 +1,133 @@
+"""Root classes searched whole, one job each and several at once (search/openings.py), against
+the plain search: the least cost of the whole game on one thread and two, with classes that
+outrun the cap searched by parts instead and a run that stops trying; each class's fact in the
+checkpoint is true, and a stopped run's bound is one."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from oracle import plain_cost, plain_optimum, plain_values
+from test_words_search import _lists
+
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.games import parse_game, word_game
+from optimizer.search import total as total_module
+from optimizer.search.engine import Inline, InProcess, Stopped
+from optimizer.search.jobs import total_part
+from optimizer.search.openings import OpeningJobs, total_opening
+from optimizer.search.solver import NodeSolver
+from optimizer.search.total import TotalSearch
+from optimizer.tree import Tree, replay
+
+GAMES = [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"), ("battleship:2x4x2", "any"),
+         ("moo:3,4,5", "any"), ("words", "any"), ("words", "hard")]
+
+
+def _game(spec: str):
+    return word_game(*_lists(2, 12, 20)) if spec == "words" else parse_game(spec)
+
+
+@pytest.fixture
+def every_class_whole(monkeypatch):
+    """Every root search tries its classes whole, however few."""
+    monkeypatch.setattr(total_module, "MANY_CLASSES", 1)
+
+
+def _search(game, mode, threads, checkpoint=None, deadline=None):
+    solver = NodeSolver(game, mode, table_bits=14)
+    return TotalSearch(solver, InProcess(solver, threads=threads), deadline=deadline,
+                       checkpoint=checkpoint)
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("cap,tries", [(2.0, 8), (0.0, 1000), (0.0, 2)])
+def test_classes_searched_whole_give_the_plain_optimum(spec, mode, threads, cap, tries,
+                                                       every_class_whole, monkeypatch):
+    """cap 0: every class outruns its cap unless its job is done at the first look (then it is
+    searched by parts); tries 2: the run stops trying after two such classes."""
+    monkeypatch.setattr(OpeningJobs, "cap", cap)
+    monkeypatch.setattr(OpeningJobs, "tries", tries)
+    game = _game(spec)
+    height, total, limited = plain_optimum(game, mode)
+    search = _search(game, mode, threads)
+    try:
+        for depth, expected in ((game.n_codes, total), (height, limited)):
+            out = search.min_total(depth)
+            assert out.optimal and out.value == expected == out.lower_bound, (depth, out.value)
+            replayed = replay(Tree(game, out.root, "total", mode))
+            assert replayed.total == expected and replayed.height <= depth
+        assert search.min_total(height - 1).root is None  # no tree that low
+    finally:
+        search.engine.close()
+
+
+@pytest.mark.parametrize("spec,mode", GAMES[:3])
+def test_the_deep_counts_of_classes_searched_whole(spec, mode, every_class_whole):
+    game = _game(spec)
+    height = plain_optimum(game, mode)[0]
+    cost = plain_cost(game, mode)
+    root = frozenset(range(game.n_secrets))
+    search = _search(game, mode, 2)
+    search.cost = "deep"
+    try:
+        out = search.min_total(height)
+        assert out.optimal and out.value == cost(root, height, 0, 1)
+    finally:
+        search.engine.close()
+
+
+@pytest.mark.parametrize("spec,mode", [("battleship:2x4x2", "any"), ("words", "any")])
+def test_the_facts_of_classes_searched_whole_are_true(spec, mode, every_class_whole, tmp_path):
+    """Each class's least total or bound in the checkpoint against the plain class value, and
+    a second run on the file settles every class from it."""
+    game = _game(spec)
+    _, total = plain_values(game, mode)
+    log = Checkpoint(tmp_path / "c.json", game, mode)
+    search = _search(game, mode, 2, checkpoint=log)
+    try:
+        out = search.min_total(game.n_codes)
+    finally:
+        search.engine.close()
+    facts = 0
+    for guess, parts in search.root_classes():
+        true = game.n_secrets + sum(total(frozenset(int(s) for s in p), game.n_codes - 1)
+                                    for p in parts.values())
+        known = log.total_lower_bound("total", guess, game.n_codes)
+        assert known <= true, guess
+        facts += known > 0
+    assert facts > 0
+    again = _search(game, mode, 2, checkpoint=Checkpoint(tmp_path / "c.json", game, mode))
+    try:
+        second = again.min_total(game.n_codes)
+    finally:
+        again.engine.close()
+    assert second.optimal and second.value == out.value and second.searched == 0
+
+
+def test_a_stopped_run_of_whole_classes_keeps_a_true_bound(every_class_whole):
+    game = parse_game("battleship:2x4x2")
+    total = plain_optimum(game, "any")[1]
+    search = _search(game, "any", 2, deadline=time.monotonic() + 0.02)
+    try:
+        out = search.min_total(game.n_codes)
+    finally:
+        search.engine.close()
+    assert out.lower_bound <= total
+    assert out.optimal or out.stopped
+
+
+def test_a_cancelled_class_job_ends_at_its_next_step():
+    """The search inside a whole-class job runs on engine.Inline: once the job is cancelled (its
+    solver's stop flag), the next job it submits raises Stopped, and the job returns at once."""
+    game = parse_game("battleship:2x4x2")
+    solver = NodeSolver(game, "any", table_bits=14)
+    inline = Inline(solver)
+    assert inline.submit(total_part, solver.root(), game.n_codes, 10**9, []).done()
+    solver.stop[0] = 1
+    with pytest.raises(Stopped):
+        inline.submit(total_part, solver.root(), game.n_codes, 10**9, [])
+    value, tree, _, _ = total_opening(solver, int(solver.root()[0]), game.n_codes, 10**9)
+    assert tree is None
