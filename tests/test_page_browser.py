@@ -409,6 +409,26 @@ def test_breaker_consistent_guesses_only(person, pages):
     assert len(tab.texts("#breaker-history tr")) == 1
 
 
+def test_breaker_rule_is_kept_for_a_whole_game(person):
+    """The rule is chosen before the first guess and fixed until a new secret; the end of the
+    game says which rule held the guesses."""
+    tab = person("bulls-cows")
+    tab.page.click("#mode-breaker")
+    tab.page.select_option("#breaker-rule", "consistent")
+    assert not tab.page.is_disabled("#breaker-rule")
+    tab.page.fill("#breaker-input", "0123")
+    tab.page.click("#breaker-form button")
+    assert tab.page.is_disabled("#breaker-rule")
+    assert tab.page.is_visible("#breaker-rule-fixed")
+    tab.page.click("#breaker-give-up")
+    assert tab.text("#breaker-message").endswith(
+        "; you made 1 guess (consistent guesses only).") or "solved" in tab.text(
+        "#breaker-message")
+    tab.page.click("#breaker-new")
+    assert not tab.page.is_disabled("#breaker-rule")
+    assert not tab.page.is_visible("#breaker-rule-fixed")
+
+
 def test_breaker_consistent_word_game_guesses_only_answers(person, pages):
     tab = person("words")
     game = pages["words"][1].tree.game

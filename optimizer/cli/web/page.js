@@ -391,6 +391,10 @@
       return null;
     }
 
+    function ruleNote() {  // the rule the game was played under, when it held the guesses
+      return rule.value in RULE_NAMES && made > 0 ? ` (${RULE_NAMES[rule.value]})` : "";
+    }
+
     function draw() {
       if (window.crypto && window.crypto.getRandomValues) {
         const word = new Uint32Array(1);
@@ -416,6 +420,8 @@
       over = false;
       played = [];
       candidates = secrets(game);
+      rule.disabled = false;  // chosen for a whole game: fixed from its first guess on
+      $("breaker-rule-fixed").hidden = true;
       clear($("breaker-history"));
       $("breaker-form").hidden = false;
       say($("breaker-message"), "");
@@ -440,6 +446,8 @@
       }
       input.value = "";
       made++;
+      rule.disabled = true;
+      $("breaker-rule-fixed").hidden = false;
       const fid = game.feedback(g, secret);
       played.push([g, fid]);
       candidates = candidates.filter((s) => game.feedback(g, s) === fid);
@@ -454,7 +462,7 @@
       if (fid === game.win) {
         const needs = treeGuesses(secret);
         const tree = needs ? ` The stored strategy needs ${guessesWord(needs)} for this secret.` : "";
-        finish(`${game.named(fid)}: solved! The secret is ${game.format(secret)}; you found it in ${guessesWord(made)}.${tree}`, "good");
+        finish(`${game.named(fid)}: solved! The secret is ${game.format(secret)}; you found it in ${guessesWord(made)}${ruleNote()}.${tree}`, "good");
       } else {
         say($("breaker-message"), game.named(fid));
         input.focus();
@@ -470,7 +478,7 @@
 
     $("breaker-form").addEventListener("submit", guess);
     $("breaker-give-up").addEventListener("click", () => {
-      if (!over) finish(`The secret was ${game.format(secret)}; you made ${guessesWord(made)}.`);
+      if (!over) finish(`The secret was ${game.format(secret)}; you made ${guessesWord(made)}${ruleNote()}.`);
     });
     $("breaker-new").addEventListener("click", () => { start(); $("breaker-input").focus(); });
     start();
