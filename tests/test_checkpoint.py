@@ -176,13 +176,16 @@ def test_an_unfinished_lookahead_level_is_kept_as_such(tmp_path):
     fid = next(iter(game.parts(0, np.arange(game.n_codes, dtype=np.int32))))
     log.record_part("total", 28, (0, fid), 12, None)
     log.record_total("total", 0, 28, 40, False, 2, cut=True)
+    log.flush()  # facts are written at most every twenty writes' time, and at the end
     again = Checkpoint(path, game, "any")
     assert again.totals["total", 28].classes[0] == {"at_least": 40, "lookahead": 2, "cut": True}
     assert again.lookahead_levels("total", 0, 28) == 1
     assert again.part_fact("total", 28, (0, fid)) == {"at_least": 12}
     again.record_total("total", 0, 28, 40, False, 2)
+    again.flush()
     assert Checkpoint(path, game, "any").lookahead_levels("total", 0, 28) == 2
     again.record_total("total", 0, 28, 40, False, 2, cut=True)  # weaker: kept as it was
+    again.flush()
     assert Checkpoint(path, game, "any").totals["total", 28].classes[0] == {
         "at_least": 40, "lookahead": 2}
 

@@ -299,3 +299,21 @@ def test_a_cluster_solves_a_word_game(mode, source, cluster, split_everything, t
         assert out.optimal and out.value == total
         tree = search.build("height,total")
     assert tree.optimal and replay(tree).total == limited
+
+
+def test_a_command_leaving_a_shared_cluster_stops_only_its_own_jobs():
+    """Dask.close on a cluster it did not start cancels its session's jobs (SessionJobs, sent
+    to every worker), not those another command runs there."""
+    import pickle
+
+    from optimizer.search.dask_worker import SolverPlugin
+    from optimizer.search.handles import SessionJobs
+
+    game = parse_game("mastermind:3x3")
+    mine, theirs = (NodeSolver(game, "any", table_bits=10) for _ in range(2))
+    plugin = SolverPlugin()
+    plugin.solvers = {"mine": mine, "theirs": theirs}
+    mine.start(("a1b2c3d4", 7))
+    theirs.start(("e5f6a7b8", 7))
+    plugin.cancel(pickle.loads(pickle.dumps(SessionJobs("a1b2c3d4"))))
+    assert mine.stop[0] == 1 and theirs.stop[0] == 0

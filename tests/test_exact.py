@@ -315,11 +315,25 @@ def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace(mo
     clock = iter([0.0, 10.0, 30.0])
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     pace = progress.Pace([5, 6, 7, 9, 12], workers=2)
-    assert pace.update(0, best=10) == "left 3 classes, ~0.0 core-h"
+    assert pace.update(10, waiting=1, running=0) == "left 3 classes, ~0.0 core-h"
     assert pace.left == {"classes": 3, "core_hours": round(3 * 10 * 2 / 3600, 2),
                          "seconds_per_class": 10.0}
-    pace.update(1, best=7)  # a better tree: no class after the second has a bound below 7
+    pace.update(7, waiting=2, running=0)  # a better tree: no class after the 2nd is below 7
     assert pace.left["classes"] == 0 and pace.left["seconds_per_class"] == 15.0
+
+
+def test_the_work_left_counts_classes_taken_up_and_not_settled(monkeypatch):
+    """Classes settle out of order when several run at once (search/openings.py): the estimate
+    counts those still running and those not yet taken up below the best, never one settled."""
+    from optimizer.search import progress
+
+    clock = iter([0.0, 10.0, 20.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    pace = progress.Pace([5, 6, 7, 9, 12], workers=2)
+    pace.update(10, waiting=3, running=2)  # the second settled first; 1st and 3rd still run
+    assert pace.left["classes"] == 3  # those two, and the fourth
+    pace.update(10, waiting=3, running=1)
+    assert pace.left["classes"] == 2
 
 
 def test_a_class_an_earlier_run_half_searched_does_not_set_the_pace(monkeypatch):
@@ -330,10 +344,10 @@ def test_a_class_an_earlier_run_half_searched_does_not_set_the_pace(monkeypatch)
     clock = iter([0.0, 2.0, 102.0, 104.0])
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     pace = progress.Pace([5, 6, 7, 9, 12], workers=1)
-    pace.update(0, best=10, whole=False)
+    pace.update(10, waiting=1, running=0, whole=False)
     assert pace.left["seconds_per_class"] == 2.0  # nothing better known yet
-    pace.update(1, best=10)
+    pace.update(10, waiting=2, running=0)
     assert pace.left["seconds_per_class"] == 100.0
-    pace.update(2, best=10, whole=False)
+    pace.update(10, waiting=3, running=0, whole=False)
     assert pace.left == {"classes": 1, "core_hours": round(100 / 3600, 2),
                          "seconds_per_class": 100.0}

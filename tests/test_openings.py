@@ -5,8 +5,6 @@ checkpoint is true, and a stopped run's bound is one."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from oracle import plain_cost, plain_optimum, plain_values
 from test_words_search import _lists
@@ -50,9 +48,12 @@ def test_classes_searched_whole_give_the_plain_optimum(spec, mode, threads, cap,
     searched by parts); tries 2: the run stops trying after two such classes."""
     monkeypatch.setattr(OpeningJobs, "cap", cap)
     monkeypatch.setattr(OpeningJobs, "tries", tries)
+    seen = _watch(monkeypatch)
     game = _game(spec)
     height, total, limited = plain_optimum(game, mode)
     search = _search(game, mode, threads)
+    if search.whole_game():  # one thread, no checkpoint: the kernel's root is one job
+        search.checkpoint = Checkpoint(None, game, mode)  # by classes (a file in memory)
     try:
         for depth, expected in ((game.n_codes, total), (height, limited)):
             out = search.min_total(depth)
@@ -62,6 +63,39 @@ def test_classes_searched_whole_give_the_plain_optimum(spec, mode, threads, cap,
         assert search.min_total(height - 1).root is None  # no tree that low
     finally:
         search.engine.close()
+    assert seen["whole"] > 0  # every run took some class whole ...
+    if cap == 0:  # ... and with no time for it, most went on by parts
+        assert seen["capped"] > 0 and seen["by parts"] >= seen["capped"]
+    assert not seen["gave up"] or tries == 2
+
+
+def _watch(monkeypatch) -> dict:
+    """Counts of what the root searches did: classes whole, capped, by parts, and whether a
+    run gave up trying classes whole."""
+    seen = {"whole": 0, "capped": 0, "by parts": 0, "gave up": False}
+    send, settle, nxt = OpeningJobs.send, TotalSearch.class_total, OpeningJobs.next
+
+    def counted_send(self, *args):
+        seen["whole"] += 1
+        return send(self, *args)
+
+    def counted_next(self):
+        was_on = self.on
+        index, value, tree = nxt(self)
+        seen["capped"] += value is None
+        self.streak = getattr(self, "streak", 0) + 1 if value is None else 0
+        assert self.on == (was_on and self.streak < self.tries)  # off after `tries`, for good
+        seen["gave up"] |= not self.on
+        return index, value, tree
+
+    def counted_settle(self, *args):
+        seen["by parts"] += 1
+        return settle(self, *args)
+
+    monkeypatch.setattr(OpeningJobs, "send", counted_send)
+    monkeypatch.setattr(OpeningJobs, "next", counted_next)
+    monkeypatch.setattr(TotalSearch, "class_total", counted_settle)
+    return seen
 
 
 @pytest.mark.parametrize("spec,mode", GAMES[:3])
@@ -107,16 +141,68 @@ def test_the_facts_of_classes_searched_whole_are_true(spec, mode, every_class_wh
     assert second.optimal and second.value == out.value and second.searched == 0
 
 
-def test_a_stopped_run_of_whole_classes_keeps_a_true_bound(every_class_whole):
+@pytest.mark.parametrize("cap", [2.0, 0.0])
+def test_a_run_stopped_among_whole_classes_keeps_true_facts_and_goes_on(cap, every_class_whole,
+                                                                         monkeypatch, tmp_path):
+    """Stopped (Ctrl-C) at the third class to finish, classes still running: its bound and
+    every fact it wrote are true, and the next run on the file ends at the optimum."""
+    monkeypatch.setattr(OpeningJobs, "cap", cap)
     game = parse_game("battleship:2x4x2")
-    total = plain_optimum(game, "any")[1]
-    search = _search(game, "any", 2, deadline=time.monotonic() + 0.02)
+    _, total = plain_values(game, "any")
+    optimum = plain_optimum(game, "any")[1]
+    nxt, calls = OpeningJobs.next, []
+
+    def interrupted(self):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return nxt(self)
+
+    monkeypatch.setattr(OpeningJobs, "next", interrupted)
+    log = Checkpoint(tmp_path / "c.json", game, "any")
+    search = _search(game, "any", 2, checkpoint=log)
     try:
         out = search.min_total(game.n_codes)
     finally:
         search.engine.close()
-    assert out.lower_bound <= total
-    assert out.optimal or out.stopped
+    assert out.stopped and not out.optimal and out.lower_bound <= optimum
+    again = Checkpoint(tmp_path / "c.json", game, "any")  # what was written, flushed at the stop
+    written = 0
+    for guess, parts in search.root_classes():
+        true = game.n_secrets + sum(total(frozenset(int(s) for s in p), game.n_codes - 1)
+                                    for p in parts.values())
+        assert again.total_lower_bound("total", guess, game.n_codes) <= true
+        written += again.total_lower_bound("total", guess, game.n_codes) > 0
+    assert written == 2 or cap == 0
+    monkeypatch.setattr(OpeningJobs, "next", nxt)
+    resumed = _search(game, "any", 2, checkpoint=again)
+    try:
+        last = resumed.min_total(game.n_codes)
+    finally:
+        resumed.engine.close()
+    assert last.optimal and last.value == optimum
+
+
+def test_a_class_with_part_facts_on_file_is_searched_by_parts(every_class_whole, monkeypatch,
+                                                              tmp_path):
+    """A whole job would not take the facts an earlier run left on its parts."""
+    seen = _watch(monkeypatch)
+    game = parse_game("battleship:2x4x2")
+    log = Checkpoint(tmp_path / "c.json", game, "any")
+    search = _search(game, "any", 2, checkpoint=log)
+    guess, parts = search.root_classes()[0]
+    fid = next(iter(parts))
+    log.record_part("total", game.n_codes, (guess, fid), 1, None)  # a true bound: one guess
+    sent = []
+    send = OpeningJobs.send
+    monkeypatch.setattr(OpeningJobs, "send",
+                        lambda self, index, g, beta: (sent.append(g), send(self, index, g, beta)))
+    try:
+        out = search.min_total(game.n_codes)
+    finally:
+        search.engine.close()
+    assert out.optimal and out.value == plain_optimum(game, "any")[1]
+    assert guess not in sent and sent and seen["by parts"] >= 1
 
 
 def test_a_cancelled_class_job_ends_at_its_next_step():

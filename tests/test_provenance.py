@@ -36,6 +36,7 @@ def false_checkpoint(path: Path) -> Path:
     log = Checkpoint(path, game, "any")
     for guess in game.first_guesses():
         log.record_total("total", int(guess), game.n_codes, 10**6, exact=False)
+    log.flush()
     return path
 
 

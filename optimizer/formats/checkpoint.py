@@ -11,12 +11,14 @@ by the path of guesses and answers that leads to them: an exact value with its s
 when loaded, or a bound; dropped once their class is settled), and the estimate of the work left
 (not a fact).
 
-The file is rewritten atomically with every settled class (part facts: at most every
-``save_every`` seconds, and at the end). Several runs may share one file: each write holds a lock
-(``.NAME.lock`` beside it), re-reads the file when another run has written it since, and merges
-that run's new facts with its own (``facts.three_way``), so no run erases another's. A write that
-fails (a full disk, a folder made read-only) is said in one line; the run goes on with its facts
-in memory and still writes its tree. Reading a file and its lock are in ``checkpoint_io``.
+The file is rewritten atomically as facts come (part facts at most every ``save_every`` seconds;
+none more often than twenty times a write's time, so that writing stays under a twentieth of the
+run) and at the end: a run killed outright loses at most those seconds. Several runs may share one
+file: each write holds a lock (``.NAME.lock`` beside it), re-reads the file when another run has
+written it since, and merges that run's new facts with its own (``facts.three_way``), so no run
+erases another's. A write that fails (a full disk, a folder made read-only) is said in one line; the
+run goes on with its facts in memory and still writes its tree. Reading a file and its lock are in
+``checkpoint_io``.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from .files import write_atomic
 class Checkpoint:
     """The facts of one file (``path`` None: in memory only, for merging)."""
 
-    # Part facts come faster than a file is worth rewriting: at most every save_every seconds,
+    # Facts come faster than a file is worth rewriting: at most every save_every seconds,
     # and less often when a write takes long (a large file), so that writing stays under a
     # twentieth of the command's time (Battleship's 5 MB took 0.24 s).
     save_every = 2.0
@@ -166,7 +168,10 @@ class Checkpoint:
         facts.classes[guess] = new
         if settles(new):
             self.drop_parts(cost, depth, (guess,))
-        self._keep()
+        if false:  # a false fact of the file is corrected at once
+            self._keep()
+        else:
+            self._keep_soon()
 
     def _correct(self, fact: str, found: str) -> None:
         """A fact read from the file (or recorded by another run) that this run found false:
@@ -205,16 +210,13 @@ class Checkpoint:
     def record_part(self, cost: str, depth: int, path: tuple[int, ...], value: int,
                     tree: Node | None) -> None:
         """A part settled below the root: exactly ``value`` with ``tree``, or at least ``value``
-        (``tree`` None). Saved with the next class fact or ``flush`` (several a second come from
-        a split part), unless no part was saved for ``save_every`` seconds."""
+        (``tree`` None). Saved as ``_keep_soon`` says."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         path = tuple(int(x) for x in path)
         if not facts.set_part(path, value, tree):
             return
         self._own.add((cost, depth, path))
-        self._dirty = True
-        if time.monotonic() - self._saved_at >= max(self.save_every, 20 * self._save_cost):
-            self._keep()
+        self._keep_soon(self.save_every)
 
     def drop_parts(self, cost: str, depth: int, prefix: tuple[int, ...]) -> None:
         """Forget the part facts below ``prefix``: a settled fact above them says all they did."""
@@ -335,6 +337,16 @@ class Checkpoint:
 
     def _payload(self) -> bytes:
         return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2)
+
+    def _keep_soon(self, floor: float = 0.0) -> None:
+        """Save a new fact now when nothing was saved for twenty times the last write's time
+        (and ``floor`` seconds), else with a later one or ``flush``, so that writing stays under
+        a twentieth of the run's time: facts may come many a second (a split part's guesses;
+        Wordle's openings, a tenth of a second each, where a write of every class fact took a
+        quarter of the parent's time)."""
+        self._dirty = True
+        if time.monotonic() - self._saved_at >= max(floor, 20 * self._save_cost):
+            self._keep()
 
     def _keep(self) -> None:
         """Save a new fact during a search. A failure must not end the search (its tree is

@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 
-from .handles import EVERY_JOB, Completions, EngineError, Job, cores
+from .handles import Completions, EngineError, Job, SessionJobs, cores
 from .jobs import warm_up
 from .solver import KERNELS, NodeSolver, SolverKey
 
@@ -240,8 +240,8 @@ class Dask:
         if self.address is None:
             self._started.join()  # _scale_up sees the engine closed within a tenth of a second
         try:
-            if client is not None and cluster is None:  # an outside cluster: stop our jobs
-                client.run(cancel_on_worker, EVERY_JOB)
+            if client is not None and cluster is None:  # an outside cluster: stop our jobs,
+                client.run(cancel_on_worker, SessionJobs(self._session))  # not others'
         except Exception:  # noqa: BLE001 - closing must not fail the command
             pass
         _shut(client, cluster)

@@ -80,3 +80,14 @@ class _EveryJob:
 
 
 EVERY_JOB = _EveryJob()
+
+
+class SessionJobs:
+    """Contains the ids of one engine's jobs ((session, number) pairs, dask_engine): what a
+    command stops when it leaves a cluster that other commands may be using too."""
+
+    def __init__(self, session: str):
+        self.session = session
+
+    def __contains__(self, item) -> bool:
+        return isinstance(item, tuple) and len(item) == 2 and item[0] == self.session

@@ -143,6 +143,7 @@ class Search:
                 self.solver.representatives([incumbent.guess], [])) == 1:  # a class's own
             # every part of the opening searched exactly: its class is settled
             self.checkpoint.record_total(cost, incumbent.guess, depth, upper, exact=True)
+            self.checkpoint.flush()
             limit = f"within {depth}" if depth < self.game.n_secrets else "with no depth limit"
             self.observer.note(f"exact subtrees: {self.game.format_code(incumbent.guess)} "
                                f"costs exactly {upper} {limit}")

@@ -43,8 +43,8 @@ def total_opening(solver: NodeSolver, guess: int, depth: int, beta: int, cost: s
     def work():
         try:
             return RootClass(search, guess, parts, depth, beta).settle()
-        except Stopped:  # cancelled: what it returns is not read (jobs.run_job)
-            return beta, None
+        except Stopped:  # cancelled: not read (jobs.run_job), and 0 is a true bound anyway
+            return 0, None
 
     (value, tree), _, seconds = _counted(solver, work)
     return value, tree, search.nodes, seconds
@@ -95,7 +95,7 @@ class OpeningJobs:
                     s.cancel([job])
                     del self.running[job]
                     self.missed += 1
-                    self.on = self.missed < self.tries
+                    self.on = self.on and self.missed < self.tries  # once off, for good
                     return index, None, None
 
     def stop(self) -> None:

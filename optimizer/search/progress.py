@@ -24,13 +24,15 @@ class Pace:
         self.count = {True: 0, False: 0}
         self.left: dict | None = None
 
-    def update(self, index: int, best: int, whole: bool = True) -> str:
+    def update(self, best: int, waiting: int, running: int, whole: bool = True) -> str:
+        """A class was settled; ``waiting``: the index of the first class not yet taken up (in
+        the order of ``bounds``), ``running``: the classes taken up and not settled."""
         now = time.monotonic()
         self.seconds[whole] += now - self.last
         self.count[whole] += 1
         self.last = now
         kind = bool(self.count[True])  # the classes searched whole, once there are any
-        classes = max(0, bisect.bisect_left(self.bounds, best) - index - 1)
+        classes = max(0, bisect.bisect_left(self.bounds, best) - waiting) + running
         each = self.seconds[kind] / self.count[kind]
         hours = classes * each * self.workers / 3600
         self.left = {"classes": classes, "core_hours": round(hours, 2),

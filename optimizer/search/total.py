@@ -125,7 +125,9 @@ class TotalSearch(RootSearch):
                 if log is not None:
                     log.record_incumbent(self.cost, depth, value, root)
             board.settle(max(value, best), index)
-            board.estimate = pace.update(index, best, whole=whole_class)
+            running = len(by_parts) + (len(whole.running) if whole is not None else 0)
+            board.estimate = pace.update(best, todo[0] if todo else len(classes), running,
+                                         whole=whole_class)
             if log is not None:
                 log.record_estimate(self.cost, depth, pace.left)
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
@@ -172,8 +174,9 @@ class TotalSearch(RootSearch):
                 whole.stop()
 
     def _has_part_facts(self, guess: int, parts: dict, depth: int) -> bool:
-        """Whether the checkpoint holds facts on a part of this class (an earlier run searched
-        it by parts: it is worth searching so again)."""
+        """Whether the checkpoint holds facts on a part of this class (an earlier run's search
+        by parts, or the lookahead bound's): the search by parts takes them, a whole job would
+        search them again."""
         log = self.checkpoint
         return log is not None and any(log.part_fact(self.cost, depth, (guess, fid)) is not None
                                        for fid in parts)
@@ -338,6 +341,8 @@ class TotalSearch(RootSearch):
         finally:
             self.cancel(list(running))
             bar.close()
+            if log is not None:
+                log.flush()
         return classes
 
     def shown(self, value: int) -> str:
