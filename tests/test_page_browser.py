@@ -420,6 +420,7 @@ def test_breaker_rule_is_kept_for_a_whole_game(person):
     tab.page.click("#breaker-form button")
     assert tab.page.is_disabled("#breaker-rule")
     assert tab.page.is_visible("#breaker-rule-fixed")
+    assert tab.page.get_attribute("#breaker-rule", "aria-describedby") == "breaker-rule-fixed"
     tab.page.click("#breaker-give-up")
     assert tab.text("#breaker-message").endswith(
         "; you made 1 guess (consistent guesses only).") or "solved" in tab.text(
@@ -427,6 +428,7 @@ def test_breaker_rule_is_kept_for_a_whole_game(person):
     tab.page.click("#breaker-new")
     assert not tab.page.is_disabled("#breaker-rule")
     assert not tab.page.is_visible("#breaker-rule-fixed")
+    assert tab.page.get_attribute("#breaker-rule", "aria-describedby") is None
 
 
 def test_breaker_consistent_word_game_guesses_only_answers(person, pages):

@@ -421,6 +421,7 @@
       played = [];
       candidates = secrets(game);
       rule.disabled = false;  // chosen for a whole game: fixed from its first guess on
+      rule.removeAttribute("aria-describedby");
       $("breaker-rule-fixed").hidden = true;
       clear($("breaker-history"));
       $("breaker-form").hidden = false;
@@ -447,6 +448,7 @@
       input.value = "";
       made++;
       rule.disabled = true;
+      rule.setAttribute("aria-describedby", "breaker-rule-fixed");  // why it cannot be changed
       $("breaker-rule-fixed").hidden = false;
       const fid = game.feedback(g, secret);
       played.push([g, fid]);
