@@ -510,3 +510,26 @@ def test_the_kernel_cache_is_kept_per_version_of_every_kernel_source(tmp_path):
     assert kernels.cache_folder(copy).name != kernels.cache_folder().name
     if not os.environ.get("NUMBA_CACHE_DIR"):
         assert numba.config.CACHE_DIR == str(kernels.cache_folder())
+
+
+def test_stale_kernel_caches_are_pruned_and_live_ones_kept(tmp_path):
+    """Folders of other kernel versions go once untouched for STALE_DAYS; this version's two
+    folders (checked and not) and recent folders of other versions stay."""
+    import time
+
+    import optimizer.kernels as kernels
+
+    cache = tmp_path / "__pycache__"
+    names = ["numba-aaaa", "numba-aaaa-boundscheck", "numba-old", "numba-old-boundscheck",
+             "numba-recent", "other"]
+    for name in names:
+        (cache / name).mkdir(parents=True)
+        (cache / name / "x.nbi").write_bytes(b"")
+    old = time.time() - (kernels.STALE_DAYS + 1) * 86400
+    for name in ("numba-aaaa", "numba-aaaa-boundscheck", "numba-old", "numba-old-boundscheck",
+                 "other"):
+        os.utime(cache / name, (old, old))
+    removed = kernels.prune(cache / "numba-aaaa")
+    assert sorted(p.name for p in removed) == ["numba-old", "numba-old-boundscheck"]
+    assert sorted(p.name for p in cache.iterdir()) == ["numba-aaaa", "numba-aaaa-boundscheck",
+                                                        "numba-recent", "other"]

@@ -11,7 +11,9 @@ The folder's name also says whether numba checks array bounds (``NUMBA_BOUNDSCHE
 cached without checks would be loaded as it is by a checked run, and an index past an array's
 end would corrupt memory instead of raising IndexError. Each setting keeps its own persistent
 folder (compiling every kernel costs minutes). A ``NUMBA_CACHE_DIR`` set by the user is kept
-for unchecked kernels; checked ones go to its ``boundscheck`` subfolder.
+for unchecked kernels; checked ones go to its ``boundscheck`` subfolder. The folders of other
+versions are removed once no process has written to them for ``STALE_DAYS`` (they took 97 MB in
+a working copy after a few days of changes).
 
 numba compiles a kernel once per set of argument types, and a literal argument (``0``, ``-1``)
 or a counter first set to one is a type of its own: kernels pass ``np.int64(0)`` where the same
@@ -21,9 +23,13 @@ checks that the search kernels each have one signature).
 
 import hashlib
 import os
+import shutil
+import time
 from pathlib import Path
 
 import numba
+
+STALE_DAYS = 7
 
 
 def cache_folder(kernels: Path | None = None, boundscheck: bool | None = None) -> Path:
@@ -40,7 +46,26 @@ def cache_folder(kernels: Path | None = None, boundscheck: bool | None = None) -
     return here / "__pycache__" / f"numba-{digest.hexdigest()[:16]}{checked}"
 
 
+def prune(current: Path, days: float = STALE_DAYS) -> list[Path]:
+    """Remove the cache folders beside ``current`` of other kernel versions (either bounds
+    setting) that nothing wrote to for ``days`` days: a process still running an old version
+    loaded its kernels long before. Returns those removed; one that cannot be is left."""
+    mine = current.name.removesuffix("-boundscheck")
+    cutoff = time.time() - days * 86400
+    removed = []
+    for folder in current.parent.glob("numba-*"):
+        try:
+            if folder.name.removesuffix("-boundscheck") != mine and \
+                    folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder)
+                removed.append(folder)
+        except OSError:  # another process removed it, or it is not ours to remove
+            pass
+    return removed
+
+
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = str(cache_folder())
+    prune(Path(numba.config.CACHE_DIR))
 elif numba.config.BOUNDSCHECK:
     numba.config.CACHE_DIR = os.path.join(os.environ["NUMBA_CACHE_DIR"], "boundscheck")
