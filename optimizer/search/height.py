@@ -40,9 +40,7 @@ class HeightSearch(RootSearch):
         s = self.solver
         n = s.game.n_secrets
         classes = height_order(self.root_classes())
-        lower = 1
-        while s.bounds.M[s.branches, min(lower, DCAP)] < n:
-            lower += 1
+        lower = s.counting_height(n)
         best, best_root = incumbent
         if best is None:
             best = n + 1

@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass, field
 
 from ..formats.checkpoint import Checkpoint
-from ..kernels.bundles import DCAP
 from ..objective import Objective, cost_value
 from ..tree import Node, Tree, checked, replay
 from .engine import open_engine
@@ -294,10 +293,7 @@ class Search:
         if obj.first == "deepest":
             return Outcome(0, root if height <= depth else None, False, 0)
         if obj.first == "height":
-            lower = 1
-            while s.bounds.M[s.branches, min(lower, DCAP)] < n:
-                lower += 1
-            return Outcome(height, root, False, lower)
+            return Outcome(height, root, False, s.counting_height(n))
         lower = s.counting(n, depth)
         return Outcome(total, root if height <= depth else None, False, lower)
 

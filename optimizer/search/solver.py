@@ -287,12 +287,18 @@ class NodeSolver:
         guesses = np.asarray(guesses, dtype=np.int32)
         return guesses[representative_mask(self.orbits, guesses, self._path(path), len(path))]
 
+    def counting_height(self, size: int) -> int:
+        """The least depth whose counting bound (bounds.M: the most candidates any tree of that
+        depth can solve) holds ``size`` candidates: no tree is shorter."""
+        depth = 1
+        while self.bounds.M[self.branches, min(depth, DCAP)] < size:
+            depth += 1
+        return depth
+
     def min_height(self, cands: np.ndarray | None = None, path=()) -> int:
         """Iterative deepening: the first depth that is feasible (the last failure proves it)."""
         cands = self.root() if cands is None else cands
-        depth = 1
-        while self.bounds.M[self.branches, min(depth, DCAP)] < len(cands):
-            depth += 1
+        depth = self.counting_height(len(cands))
         while self.feasible(cands, depth, path) < 0:
             depth += 1
         return depth
