@@ -369,3 +369,42 @@ def test_a_tree_joins_a_checkpoint_as_the_tree_to_beat(tmp_path, capsys):
                 "-o", str(other)]) == 0
     assert moo(["checkpoint", "merge", str(ckpt), str(other), "-o", str(tmp_path / "d.json")]) == 2
     assert "cannot join" in capsys.readouterr().err
+
+
+def test_a_word_game_checkpoint_holds_to_its_lists(tmp_path, monkeypatch, capsys):
+    """A file of `words:ANSWERS,GUESSES` names files, whose words may change: the checkpoint
+    keeps the lists' digest, and is refused for other lists (or when it has none), with the
+    command's bad-input status; Wordle's own lists need none."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text("bat\ncat\nhat\nmat\nrat\nsat\n")
+    Path("g.txt").write_text("chm\nbcr\n")
+    spec = "words:a.txt,g.txt"
+    assert moo(["build", spec, "--objective", "total", "--checkpoint", "c.json", "-o", "t.json",
+                "--quiet"]) == 0
+    data = orjson.loads(Path("c.json").read_bytes())
+    assert data["word_lists_sha256"] == parse_game(spec).digest
+    Checkpoint("c.json", parse_game(spec), "any")  # the same lists: read
+
+    Path("g.txt").write_text("chm\nbcr\nhst\n")  # a guess more: another game under one spec
+    with pytest.raises(CheckpointError, match="other word lists"):
+        Checkpoint("c.json", parse_game(spec), "any")
+    capsys.readouterr()
+    assert moo(["build", spec, "--objective", "total", "--checkpoint", "c.json", "-o", "u.json",
+                "--quiet"]) == 2
+    assert "other word lists" in capsys.readouterr().err and not os.path.exists("u.json")
+
+    del data["word_lists_sha256"]
+    Path("d.json").write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match="without the word lists' digest"):
+        Checkpoint("d.json", parse_game(spec), "any")
+    data["game"], data["word_lists_sha256"] = "mastermind:3x3", "0" * 64
+    data.pop("total", None)
+    data.pop("height", None)
+    Path("e.json").write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match="is for word games"):
+        Checkpoint("e.json", parse_game("mastermind:3x3"), "any")
+    wordle = Path(__file__).resolve().parent.parent / "trees" / "wordle.checkpoint.json"
+    if "word_lists_sha256" not in orjson.loads(wordle.read_bytes()):
+        Checkpoint(wordle, parse_game("wordle"), "any")  # an older file of the package's lists

@@ -198,6 +198,32 @@ def test_bad_lists_in_memory_and_together(tmp_path, monkeypatch):
     assert word_game(["aa", "ab", "ac"], ["ba", "bb", "bc"]).n_codes == 6
 
 
+def test_a_game_of_answers_alone_round_trips_through_a_tree_file(tmp_path):
+    """`words:A,A` (no guess beyond the answers) is written with an empty guess list, which
+    must read back (`moo verify` once called it "no words")."""
+    from optimizer.cli import main as moo
+
+    answers = tmp_path / "a.txt"
+    answers.write_text("bat\ncat\nhat\nmat\nrat\n")
+    out = tmp_path / "t.json"
+    assert moo(["build", f"words:{answers},{answers}", "--objective", "total", "-o", str(out),
+                "--quiet"]) == 0
+    assert moo(["verify", str(out)]) == 0
+    assert word_game(["hat", "cat"], []).words == ["cat", "hat"]
+
+
+def test_word_list_files_are_read_again_at_each_parse(tmp_path):
+    """The spec names files, not words: a changed file is a changed game (a cached game once
+    hid the change from a checkpoint's check of its lists)."""
+    answers = tmp_path / "a.txt"
+    answers.write_text("bat\ncat\n")
+    first = parse_game(f"words:{answers}")
+    answers.write_text("bat\ncat\nhat\n")
+    second = parse_game(f"words:{answers}")
+    assert first.n_secrets == 2 and second.n_secrets == 3 and first.digest != second.digest
+    assert parse_game("wordle") is parse_game("wordle")  # the package's lists: kept
+
+
 # --- replies people type --------------------------------------------------------------------------
 
 def test_replies(wordle):

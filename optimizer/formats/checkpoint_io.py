@@ -24,6 +24,9 @@ from .tree_file import node_from_json, node_to_json
 FORMAT = "moo-checkpoint"
 VERSION = 2
 OLD_FORMAT = "moo-height-checkpoint"  # version 1
+# A word game's lists, by digest (WordGame.digest): its spec names files (or nothing, for lists
+# given in Python), whose words may change while the file's facts stay.
+LISTS = "word_lists_sha256"
 MEANING = {
     "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
                       "guesses",
@@ -89,6 +92,8 @@ def facts_json(game: Game, guesses: str, refuted: dict, totals: dict) -> dict:
         "meaning": MEANING,
         "height": {"refuted": {code(g): e for g, e in sorted(refuted.items())}},
     }
+    if game.digest:
+        data[LISTS] = game.digest
     for (cost, depth), facts in sorted(totals.items()):
         entry: dict = {"classes": {code(g): e for g, e in sorted(facts.classes.items())}}
         if facts.incumbent is not None:
@@ -129,7 +134,8 @@ class _Reader:
         if (fmt, version) == (OLD_FORMAT, 1):
             allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
         elif (fmt, version) == (FORMAT, VERSION):
-            allowed = {"format", "version", "game", "guesses", "meaning", "height", *COSTS}
+            allowed = {"format", "version", "game", "guesses", "meaning", "height", LISTS,
+                       *COSTS}
         else:
             raise CheckpointError(f"{where}: not a checkpoint this program reads (format "
                                   f"{fmt!r} version {version!r}; expected {FORMAT!r} version "
@@ -141,6 +147,7 @@ class _Reader:
             raise CheckpointError(
                 f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
                 f"not {self.game.spec} ({self.guesses} guesses)")
+        self._check_lists(data.get(LISTS), where)
         if fmt == OLD_FORMAT:
             self._load_refuted(data.get("refuted"), f"{where}: refuted")
             return
@@ -151,6 +158,25 @@ class _Reader:
         for cost in COSTS:
             for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
                 self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
+
+    def _check_lists(self, digest, where: str) -> None:
+        """A word game's file must have been written for these very lists: a spec of files
+        names the files, not their words. One written without the digest (before it was
+        kept) is taken only for Wordle, whose lists are the package's own."""
+        spec, mine = self.game.spec, self.game.digest
+        if digest is None:
+            if mine and spec != "wordle":
+                raise CheckpointError(
+                    f"{where}: written without the word lists' digest ({LISTS}), so nothing "
+                    f"shows its facts are about the lists {spec} names now; start a new "
+                    f"checkpoint for them")
+        elif not mine:
+            raise CheckpointError(f"{where}: {LISTS} is for word games; {spec} has no lists")
+        elif digest != mine:
+            raise CheckpointError(
+                f"{where}: written for other word lists than those {spec} names now (their "
+                f"digests differ), so its facts are not about this game; start a new "
+                f"checkpoint for these lists")
 
     def _load_refuted(self, entries, where: str) -> None:
         for text, entry in _object(entries, where).items():

@@ -32,16 +32,25 @@ DEFAULT_PARAMETERS = {"bulls-cows": "4x10", "mastermind": "4x6", "moo": "10,11,1
                       "battleship": "4x8x3"}
 
 
-@lru_cache(maxsize=4)  # games keep their feedback matrix: up to 100 MB each
 def parse_game(spec: str) -> Game:
     """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``,
     ``wordle``, ``words:answers.txt,guesses.txt`` (see games.words; file paths keep their case).
     Read leniently (case, surrounding spaces, leading zeros): ``Game.spec`` is the canonical
     form, the one tree files must hold. A colon with nothing after it is refused, not read as
-    the defaults (``moo:`` is more likely a value lost from a script than a wish for them)."""
+    the defaults (``moo:`` is more likely a value lost from a script than a wish for them).
+    Word-list files are read at each call (their words may have changed); the games a spec
+    alone defines are kept."""
     word_family, word_colon, paths = spec.strip().partition(":")
-    if word_family.strip().lower() in ("wordle", "words"):
-        return parse_word_spec(word_family.strip().lower(), paths if word_colon else None, spec)
+    if word_family.strip().lower() == "words":
+        return parse_word_spec("words", paths if word_colon else None, spec)
+    return _defined_game(spec)
+
+
+@lru_cache(maxsize=4)  # games keep their feedback matrix: up to 100 MB each
+def _defined_game(spec: str) -> Game:
+    word_family, word_colon, paths = spec.strip().partition(":")
+    if word_family.strip().lower() == "wordle":
+        return parse_word_spec("wordle", paths if word_colon else None, spec)
     text = ALIASES.get(spec.strip().lower(), spec.strip().lower())
     family, colon, args = text.partition(":")
     if colon and not args and family in DEFAULT_PARAMETERS:

@@ -267,11 +267,12 @@ def _parse_lines(text: str, where: str) -> list[str]:
 
 def word_game(answers: list[str], guesses: list[str] | None = None,
               name: str = "words") -> WordGame:
-    """The word game of these lists (``guesses`` may repeat the answers or not; None: the
-    answers alone), checked: each list by ``check_words``, the two of one word length, and the
-    feedback matrix within ``MAX_CELLS`` bytes, before anything is built."""
+    """The word game of these lists (``guesses`` may repeat the answers or not; None or empty:
+    the answers alone, as a tree file of such a game holds them), checked: each list by
+    ``check_words``, the two of one word length, and the feedback matrix within ``MAX_CELLS``
+    bytes, before anything is built."""
     answers = check_words(list(enumerate(answers, 1)), f"{name} answers", "word")
-    guesses = [] if guesses is None else check_words(
+    guesses = [] if not guesses else check_words(
         list(enumerate(guesses, 1)), f"{name} guesses", "word")
     return _checked_game(name, answers, guesses, "answers", "guesses")
 
