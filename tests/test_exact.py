@@ -307,47 +307,41 @@ def test_build_tree_keeps_the_greedy_incumbents_apart(monkeypatch):
     assert total == expected and replay(tree).height <= 4 and replay(tree).total == total
 
 
-def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace(monkeypatch):
-    """A least-cost root search's estimate: the classes after the one just settled whose bound is
-    below the best cost in hand, at this run's mean seconds a class times its workers."""
+def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace():
+    """A least-cost root search's estimate: the classes not settled whose bound is below the
+    best cost in hand, at this run's mean CPU seconds of search a class."""
     from optimizer.search import progress
 
-    clock = iter([0.0, 10.0, 30.0])
-    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
-    pace = progress.Pace([5, 6, 7, 9, 12], workers=2)
-    assert pace.update(10, waiting=1, running=0) == "left 3 classes, ~0.0 core-h"
-    assert pace.left == {"classes": 3, "core_hours": round(3 * 10 * 2 / 3600, 2),
-                         "seconds_per_class": 10.0}
-    pace.update(7, waiting=2, running=0)  # a better tree: no class after the 2nd is below 7
-    assert pace.left["classes"] == 0 and pace.left["seconds_per_class"] == 15.0
+    pace = progress.Pace([5, 6, 7, 9, 12])
+    assert pace.update(10, waiting=1, running=0, cpu=20.0) == "left 3 classes, ~0.0 core-h"
+    assert pace.left == {"classes": 3, "core_hours": round(3 * 20 / 3600, 2),
+                         "seconds_per_class": 20.0}
+    pace.update(7, waiting=2, running=0, cpu=60.0)  # a better tree: none after the 2nd below 7
+    assert pace.left["classes"] == 0 and pace.left["seconds_per_class"] == 30.0
 
 
-def test_the_work_left_counts_classes_taken_up_and_not_settled(monkeypatch):
+def test_the_work_left_counts_classes_taken_up_and_not_settled():
     """Classes settle out of order when several run at once (search/openings.py): the estimate
     counts those still running and those not yet taken up below the best, never one settled."""
     from optimizer.search import progress
 
-    clock = iter([0.0, 10.0, 20.0])
-    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
-    pace = progress.Pace([5, 6, 7, 9, 12], workers=2)
-    pace.update(10, waiting=3, running=2)  # the second settled first; 1st and 3rd still run
+    pace = progress.Pace([5, 6, 7, 9, 12])
+    pace.update(10, waiting=3, running=2, cpu=1.0)  # the 2nd settled first; 1st, 3rd still run
     assert pace.left["classes"] == 3  # those two, and the fourth
-    pace.update(10, waiting=3, running=1)
+    pace.update(10, waiting=3, running=1, cpu=2.0)
     assert pace.left["classes"] == 2
 
 
-def test_a_class_an_earlier_run_half_searched_does_not_set_the_pace(monkeypatch):
+def test_a_class_an_earlier_run_half_searched_does_not_set_the_pace():
     """Its parts came from a checkpoint: it took less than a class searched whole, so its time
     counts only until one is."""
     from optimizer.search import progress
 
-    clock = iter([0.0, 2.0, 102.0, 104.0])
-    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
-    pace = progress.Pace([5, 6, 7, 9, 12], workers=1)
-    pace.update(10, waiting=1, running=0, whole=False)
+    pace = progress.Pace([5, 6, 7, 9, 12])
+    pace.update(10, waiting=1, running=0, cpu=2.0, whole=False)
     assert pace.left["seconds_per_class"] == 2.0  # nothing better known yet
-    pace.update(10, waiting=2, running=0)
+    pace.update(10, waiting=2, running=0, cpu=102.0)
     assert pace.left["seconds_per_class"] == 100.0
-    pace.update(10, waiting=3, running=0, whole=False)
+    pace.update(10, waiting=3, running=0, cpu=104.0, whole=False)
     assert pace.left == {"classes": 1, "core_hours": round(100 / 3600, 2),
                          "seconds_per_class": 100.0}

@@ -103,7 +103,7 @@ def _report(game, tree, args) -> Exit:
     if stopped and left:
         print(f"left: {left['classes']} first-guess classes below the best total, about "
               f"{left['core_hours']} core-hours at this run's pace "
-              f"({left['seconds_per_class']} s a class)")
+              f"({left['seconds_per_class']} CPU seconds a class)")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} "
               f"fact{'s' if taken != 1 else ''} about first guesses "

@@ -86,8 +86,8 @@ def show(args) -> Exit:
         if facts.estimate is not None:
             left = facts.estimate
             print(f"    work left when last written: {left['classes']} first-guess classes, "
-                  f"about {left['core_hours']} core-hours ({left['seconds_per_class']} s a "
-                  "class)")
+                  f"about {left['core_hours']} core-hours ({left['seconds_per_class']} CPU "
+                  "seconds a class)")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED

@@ -83,6 +83,7 @@ class RootSearch:
         self.checkpoint = checkpoint  # a Checkpoint: facts about root classes from earlier runs
         self.bar = QUIET.bar()  # the progress bar of the search running, once it has one
         self.nodes = 0  # nodes of every finished job (``result``)
+        self.cpu = 0.0  # CPU seconds of every finished job
 
     # --- the root ------------------------------------------------------------------------------
     def root_classes(self) -> list[tuple[int, dict[int, np.ndarray]]]:
@@ -106,10 +107,12 @@ class RootSearch:
 
     # --- jobs ----------------------------------------------------------------------------------
     def result(self, job) -> tuple:
-        """A finished job's result (``jobs.py``: the nodes it searched second to last), its
-        nodes added to ``self.nodes``, the search's count of the nodes of its finished jobs."""
+        """A finished job's result (``jobs.py``: the nodes it searched second to last, its CPU
+        seconds last), added to ``self.nodes`` and ``self.cpu``, the search's counts of its
+        finished jobs."""
         value = job.result()
         self.nodes += value[-2]
+        self.cpu += value[-1]
         return value
 
     def submit(self, fn, *args):

@@ -73,7 +73,7 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
-        pace = Pace([c[0] for c in classes], self.engine.workers)  # sorted just above
+        pace = Pace([c[0] for c in classes])  # sorted just above
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
@@ -127,7 +127,7 @@ class TotalSearch(RootSearch):
             board.settle(max(value, best), index)
             running = len(by_parts) + (len(whole.running) if whole is not None else 0)
             board.estimate = pace.update(best, todo[0] if todo else len(classes), running,
-                                         whole=whole_class)
+                                         self.cpu, whole=whole_class)
             if log is not None:
                 log.record_estimate(self.cost, depth, pace.left)
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
