@@ -22,10 +22,14 @@ GAMES = [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"), ("battlesh
 
 @pytest.mark.parametrize("spec,mode", GAMES)
 @pytest.mark.parametrize("opts", [OPT_ALL, OPT_ALL & ~OPT_SHARES])
-@pytest.mark.parametrize("threads,split_size", [(1, 200), (2, 3)])
+@pytest.mark.parametrize("threads,split_size,round_trip", [(1, 200, 0.0), (2, 3, 0.0),
+                                                            (2, 3, 1.0)])
 def test_every_class_at_every_cut_off_is_the_plain_search(spec, mode, opts, threads, split_size,
-                                                          monkeypatch):
+                                                          round_trip, monkeypatch):
+    """round_trip 1.0: a split part's guesses go several to a job (SplitPart.batch), as on
+    Dask, where a job's round trip costs milliseconds."""
     monkeypatch.setattr(RootSearch, "split_size", split_size)
+    monkeypatch.setattr(InProcess, "round_trip", round_trip)
     game = parse_game(spec)
     _, total = plain_values(game, mode)
     height = plain_optimum(game, mode)[0]
@@ -46,3 +50,40 @@ def test_every_class_at_every_cut_off_is_the_plain_search(spec, mode, opts, thre
                         assert root is None and best <= value <= true, (guess, depth, best)
     finally:
         search.engine.close()
+
+
+def test_a_split_part_batches_its_guesses_where_jobs_cost_a_round_trip():
+    """One guess a job on threads; on an engine whose round trip outweighs a guess, enough for
+    the round trip to be a twentieth of the job, never so many that a worker goes without."""
+    from optimizer.search.split_part import MOST_GUESSES, SplitPart
+
+    split = SplitPart(0, None, 3, [(10, g) for g in range(1000)])
+    split.ask(10**6)
+    assert split.batch(0.0, 2) == 1 and split.batch(0.01, 2) == 1  # nothing timed yet
+    split.spent, split.timed = 0.01, 10  # a millisecond a guess
+    assert split.batch(0.0, 2) == 1
+    assert split.batch(0.01, 2) == min(200, MOST_GUESSES)
+    assert split.batch(0.0001, 2) == 2
+    split.queue = split.queue[:6]
+    assert split.batch(0.01, 2) == 1  # six left, two workers: a guess each
+    assert split.next_guesses(4) == [0, 1, 2, 3] and split.next_guesses(4) == [4, 5]
+
+
+def test_a_job_of_several_guesses_is_each_guess_searched_in_turn():
+    """jobs.total_guesses: each guess as total_guess would answer it, the cut-off lowered by
+    each exact value below it."""
+    from optimizer.search.jobs import total_guess, total_guesses
+
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=12)
+    root = solver.root()
+    ranked, branching, _ = solver.rank_total(root, game.n_codes)
+    guesses = [g for _, g in ranked[:8]]
+    results, _, _ = total_guesses(solver, root, guesses, game.n_codes, int(INF), branching, [])
+    cut = int(INF)
+    for guess, (value, tree) in zip(guesses, results, strict=True):
+        alone = total_guess(NodeSolver(game, "any", table_bits=12), root, guess, game.n_codes,
+                            cut, branching, [])
+        assert (value, tree is None) == (alone[0], alone[1] is None)
+        if tree is not None and value < cut:
+            cut = value

@@ -199,6 +199,7 @@ class Inline:
 
     workers = 1
     where = "this thread"
+    round_trip = 0.0  # seconds a job costs beyond its work (split_part.SplitPart.batch)
 
     def __init__(self, solver: NodeSolver):
         self.solver = solver
@@ -228,6 +229,8 @@ class InProcess:
     solver of their own for the same key on their first job, its own tables and scratch over
     the game's answer matrices (built once), since a NodeSolver is not shared between threads and
     the caller's own keeps ranking the guesses of the parts it splits while jobs run."""
+
+    round_trip = 0.0  # a future between threads: microseconds
 
     def __init__(self, solver: NodeSolver, threads: int = 1):
         self.solver = solver

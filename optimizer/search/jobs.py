@@ -94,6 +94,26 @@ def total_guess(solver: NodeSolver, cands: np.ndarray, guess: int, depth: int, b
     return value, tree, nodes, seconds
 
 
+def total_guesses(solver: NodeSolver, cands: np.ndarray, guesses: list[int], depth: int,
+                  beta: int, branching: int, path: list[int], cost: str = "total"):
+    """total_guess for several of a large part's guesses in turn, as one job (where a job's
+    round trip costs milliseconds, as on Dask, and a guess about as little): each exact value
+    below the cut-off lowers it for the next guesses, as the part's later jobs would see it.
+    ([(value, tree or None) for each guess], nodes, CPU seconds)."""
+
+    def work():
+        out, cut = [], beta
+        for guess in guesses:
+            value, tree, _, _ = total_guess(solver, cands, guess, depth, cut, branching, path,
+                                            cost)
+            out.append((value, tree))
+            if tree is not None and value < cut:
+                cut = value
+        return out
+
+    return _counted(solver, work)
+
+
 def class_bound(solver: NodeSolver, guess: int, parts: list[np.ndarray], depth: int, levels: int,
                 beta: int, cost: str = "total", known: list[int] | None = None):
     """(a lower bound on the least cost of trees opening with ``guess`` within ``depth``: the

@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..kernels.bundles import INF, OPT_SHARES
 from ..kernels.total import part_weight, share_of
 from ..tree import Node
-from .jobs import total_guess, total_part
+from .jobs import total_guesses, total_part
 from .split_part import SplitPart
 
 
@@ -151,11 +151,13 @@ class RootClass:
                 return
             job = next(self.search.finished(list(self.jobs)))
             fid = self.jobs.pop(job)
-            value, tree = self.search.result(job)[:2]
             split = self.splits.get(fid)
-            if split is not None:
-                second = split.record(job, value, tree)
-                self._record((self.guess, fid, second), value, tree)
+            if split is None:
+                value, tree = self.search.result(job)[:2]
+            else:
+                results, _, seconds = self.search.result(job)
+                for second, value, tree in split.record(job, results, seconds):
+                    self._record((self.guess, fid, second), value, tree)
                 if not split.done():
                     if len(split.searched) % 50 == 0:
                         self._show(split)
@@ -183,20 +185,22 @@ class RootClass:
         self.search.board.note(
             f"{self.search.solver.game.format_code(self.guess)}: part of {len(split.part)} "
             f"below {self.search.shown(split.beta)}? {len(split.searched)} of "
-            f"{len(split.searched) + len(split.queue) + len(split.running)} guesses")
+            f"{len(split.searched) + len(split.queue) + sum(map(len, split.running.values()))} "
+            "guesses")
 
     def _feed_split(self) -> bool:
         """Submit the next guess of a split part whose query is on; whether one was."""
+        engine = self.search.engine
         for split in self.splits.values():
             if not split.asked:
                 continue
-            second = split.next_guess()
-            if second is None:
+            seconds = split.next_guesses(split.batch(engine.round_trip, engine.workers))
+            if not seconds:
                 continue
-            job = self.search.submit(total_guess, split.part, second, self.depth - 1,
+            job = self.search.submit(total_guesses, split.part, seconds, self.depth - 1,
                                      split.beta, split.branching, [self.guess],
                                      self.search.cost)
-            split.running[job] = second
+            split.running[job] = seconds
             self.jobs[job] = split.fid
             return True
         return False
