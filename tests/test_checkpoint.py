@@ -405,6 +405,33 @@ def test_a_word_game_checkpoint_holds_to_its_lists(tmp_path, monkeypatch, capsys
     Path("e.json").write_bytes(orjson.dumps(data))
     with pytest.raises(CheckpointError, match="is for word games"):
         Checkpoint("e.json", parse_game("mastermind:3x3"), "any")
-    wordle = Path(__file__).resolve().parent.parent / "trees" / "wordle.checkpoint.json"
-    if "word_lists_sha256" not in orjson.loads(wordle.read_bytes()):
-        Checkpoint(wordle, parse_game("wordle"), "any")  # an older file of the package's lists
+
+
+def test_an_older_wordle_checkpoint_without_a_digest_is_taken_for_wordle_alone(tmp_path):
+    """Wordle's lists are the package's own: a file of spec "wordle" from before the digest is
+    read for them, and refused for other lists that a program named "wordle"."""
+    from optimizer.games import word_game
+
+    wordle = parse_game("wordle")
+    log = Checkpoint(tmp_path / "w.json", wordle, "any")
+    log.record_total("total", wordle.parse_code("salet"), wordle.n_codes, 7920, exact=False)
+    log.flush()
+    data = orjson.loads((tmp_path / "w.json").read_bytes())
+    assert data.pop("word_lists_sha256") == wordle.digest
+    (tmp_path / "w.json").write_bytes(orjson.dumps(data))
+    assert Checkpoint(tmp_path / "w.json", wordle, "any").total_lower_bound(
+        "total", wordle.parse_code("salet"), wordle.n_codes) == 7920
+    other = word_game(["salet", "crane"], [], name="wordle")
+    with pytest.raises(CheckpointError, match="without the word lists' digest"):
+        Checkpoint(tmp_path / "w.json", other, "any")
+
+
+def test_a_corrected_refutation_is_written_at_once(tmp_path):
+    """The run says "corrected in the file": it is, even while writes are held back."""
+    game = parse_game(SPEC)
+    path = tmp_path / "c.json"
+    log = Checkpoint(path, game, "any")
+    log.record_refuted(0, 9, 10, 0.5)
+    log._save_cost = 10.0  # a slow file: other facts wait for 200 s
+    log.record_total("total", 0, 9, 40, exact=True)
+    assert Checkpoint(path, game, "any").refuted_height(0) == 0

@@ -332,6 +332,15 @@ def test_the_work_left_counts_classes_taken_up_and_not_settled():
     assert pace.left["classes"] == 2
 
 
+def test_the_pace_starts_from_the_search_cpu_at_its_start():
+    """The lookahead bounds' jobs ran before the classes: their time is no class's."""
+    from optimizer.search import progress
+
+    pace = progress.Pace([5, 6, 7, 9, 12], cpu=100.0)
+    pace.update(10, waiting=1, running=0, cpu=103.0)
+    assert pace.left["seconds_per_class"] == 3.0
+
+
 def test_a_class_an_earlier_run_half_searched_does_not_set_the_pace():
     """Its parts came from a checkpoint: it took less than a class searched whole, so its time
     counts only until one is."""

@@ -87,3 +87,43 @@ def test_a_job_of_several_guesses_is_each_guess_searched_in_turn():
         assert (value, tree is None) == (alone[0], alone[1] is None)
         if tree is not None and value < cut:
             cut = value
+
+
+@pytest.mark.parametrize("spec,mode", [("battleship:2x4x2", "any"), ("mastermind:3x4", "any"),
+                                       ("bulls-cows:3x5", "any")])
+def test_batched_guesses_keep_their_own_facts(spec, mode, monkeypatch, tmp_path):
+    """Each second guess of a split part, searched several to a job, is recorded under its own
+    path with its own value: every fact equals (exact) or bounds (at least) what the plain
+    search gives that guess."""
+    from oracle import plain_values
+
+    from optimizer.formats.checkpoint import Checkpoint
+
+    monkeypatch.setattr(RootSearch, "split_size", 3)
+    monkeypatch.setattr(InProcess, "round_trip", 1.0)
+    game = parse_game(spec)
+    _, total = plain_values(game, mode)
+    solver = NodeSolver(game, mode, table_bits=14)
+    recorded = []  # (path, value, exact) as classes record them (a part's exact value then
+    depth = game.n_codes  # drops its guesses' facts from the file)
+    for best_of in ("none", "above", "below"):  # a fresh file each: nothing taken from it
+        log = Checkpoint(tmp_path / f"{best_of}.json", game, mode)
+        record = log.record_part
+        monkeypatch.setattr(log, "record_part", lambda cost, d, path, value, tree, r=record: (
+            recorded.append((path, value, tree is not None)), r(cost, d, path, value, tree)))
+        search = TotalSearch(solver, InProcess(solver, threads=2), checkpoint=log)
+        try:
+            for guess, parts in search.root_classes():
+                true = game.n_secrets + sum(total(frozenset(int(s) for s in p), depth - 1)
+                                            for p in parts.values())
+                best = {"none": int(INF), "above": true + 1, "below": true - 1}[best_of]
+                search.class_total(guess, parts, depth, best)  # a tree in hand: all split
+        finally:
+            search.engine.close()
+    guesses = [(path, value, exact) for path, value, exact in recorded if len(path) == 3]
+    for (guess, fid, second), value, exact in guesses:
+        part = game.parts(guess, solver.root())[fid]
+        true = len(part) + sum(total(frozenset(int(s) for s in sub), depth - 2)
+                               for sub in game.parts(second, part).values())
+        assert value == true if exact else value <= true, (guess, fid, second)
+    assert len(guesses) >= 5 and any(exact for _, _, exact in guesses)

@@ -157,6 +157,7 @@ class Checkpoint:
             self._correct(f"{code} refuted within {self.refuted_height(guess)} guesses",
                           f"a tree of height {depth} or less opening with it")
             del self.refuted[guess]
+            false = True  # written at once, as said
         new = {"exact" if exact else "at_least": int(value)}
         if lookahead and not exact:
             new["lookahead"] = int(lookahead)

@@ -118,6 +118,13 @@ def _part_json(game: Game, path: tuple[int, ...], fact: dict) -> dict:
     return out
 
 
+def _wordle_digest() -> str:
+    """The digest of the package's own Wordle lists (not those of any game named "wordle")."""
+    from ..games.words import wordle
+
+    return wordle().digest
+
+
 class _Reader:
     """The facts of one file as they are read and checked (``read_facts``)."""
 
@@ -165,7 +172,7 @@ class _Reader:
         kept) is taken only for Wordle, whose lists are the package's own."""
         spec, mine = self.game.spec, self.game.digest
         if digest is None:
-            if mine and spec != "wordle":
+            if mine and mine != _wordle_digest():
                 raise CheckpointError(
                     f"{where}: written without the word lists' digest ({LISTS}), so nothing "
                     f"shows its facts are about the lists {spec} names now; start a new "

@@ -48,8 +48,9 @@ def cache_folder(kernels: Path | None = None, boundscheck: bool | None = None) -
 
 def prune(current: Path, days: float = STALE_DAYS) -> list[Path]:
     """Remove the cache folders beside ``current`` of other kernel versions (either bounds
-    setting) that nothing wrote to for ``days`` days: a process still running an old version
-    loaded its kernels long before. Returns those removed; one that cannot be is left."""
+    setting) that no process started with for ``days`` days (``_mark_used``): a process still
+    running an old version loaded its kernels long before. Returns those removed; one that
+    cannot be is left."""
     mine = current.name.removesuffix("-boundscheck")
     cutoff = time.time() - days * 86400
     removed = []
@@ -64,8 +65,18 @@ def prune(current: Path, days: float = STALE_DAYS) -> list[Path]:
     return removed
 
 
+def _mark_used(folder: Path) -> None:
+    """Set the folder's time to now: its time says when a process last used it (reading
+    kernels changes nothing), which ``prune`` goes by."""
+    try:
+        os.utime(folder)
+    except OSError:  # not made yet (numba makes it at its first write), or not ours
+        pass
+
+
 if not os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = str(cache_folder())
+    _mark_used(Path(numba.config.CACHE_DIR))
     prune(Path(numba.config.CACHE_DIR))
 elif numba.config.BOUNDSCHECK:
     numba.config.CACHE_DIR = os.path.join(os.environ["NUMBA_CACHE_DIR"], "boundscheck")

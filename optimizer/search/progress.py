@@ -17,9 +17,10 @@ class Pace:
     checkpoint was partly searched by an earlier run: its time counts only while no class was
     searched whole. Updated as each class is settled; None until one is."""
 
-    def __init__(self, bounds: list[int]):
+    def __init__(self, bounds: list[int], cpu: float = 0.0):
         self.bounds = bounds
-        self.cpu = 0.0  # the search's CPU seconds at the last update
+        self.cpu = cpu  # the search's CPU seconds at the last update (at the start: the
+        # lookahead bounds' jobs, which are no class's)
         self.seconds = {True: 0.0, False: 0.0}  # by whether the class was searched whole
         self.count = {True: 0, False: 0}
         self.left: dict | None = None

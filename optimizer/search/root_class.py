@@ -156,10 +156,11 @@ class RootClass:
                 value, tree = self.search.result(job)[:2]
             else:
                 results, _, seconds = self.search.result(job)
+                before = len(split.searched)
                 for second, value, tree in split.record(job, results, seconds):
                     self._record((self.guess, fid, second), value, tree)
                 if not split.done():
-                    if len(split.searched) % 50 == 0:
+                    if len(split.searched) // 50 > before // 50:  # every 50 guesses
                         self._show(split)
                     continue
                 value, tree = split.lower_bound(), split.tree
@@ -194,13 +195,13 @@ class RootClass:
         for split in self.splits.values():
             if not split.asked:
                 continue
-            seconds = split.next_guesses(split.batch(engine.round_trip, engine.workers))
-            if not seconds:
+            batch = split.next_guesses(split.batch(engine.round_trip, engine.workers))
+            if not batch:
                 continue
-            job = self.search.submit(total_guesses, split.part, seconds, self.depth - 1,
+            job = self.search.submit(total_guesses, split.part, batch, self.depth - 1,
                                      split.beta, split.branching, [self.guess],
                                      self.search.cost)
-            split.running[job] = seconds
+            split.running[job] = batch
             self.jobs[job] = split.fid
             return True
         return False

@@ -73,7 +73,7 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
-        pace = Pace([c[0] for c in classes])  # sorted just above
+        pace = Pace([c[0] for c in classes], self.cpu)  # sorted just above
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
