@@ -14,9 +14,9 @@ from optimizer.games import parse_game, word_game
 from optimizer.search import total as total_module
 from optimizer.search.engine import Inline, InProcess, Stopped
 from optimizer.search.jobs import total_part
-from optimizer.search.openings import OpeningJobs, total_opening
+from optimizer.search.openings import OpeningJobs
 from optimizer.search.solver import NodeSolver
-from optimizer.search.total import TotalSearch
+from optimizer.search.total import TotalSearch, total_opening
 from optimizer.tree import Tree, replay
 
 GAMES = [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"), ("battleship:2x4x2", "any"),

@@ -1,18 +1,17 @@
 """Root classes searched whole, one job each and several at once, for a least-cost root search
 of many classes (total.py).
 
-A class searched by parts (root_class.RootClass) is fed to the workers pass after pass, each
-pass waiting for the last one's answers, one class at a time: Wordle's openings take about a
-tenth of a second each, and its search over every opening kept 1.13 of 2 cores busy, the
-workers waiting on those round trips and on the parent's work between them. Here a class is one
-job (``total_opening``): the same RootClass search, its parts one after another on the worker
-that runs it (engine.Inline), against the best cost in hand when it is sent, one class per
-worker, in the order of their bounds. (The kernel's own search of the opening as one guess,
-tried first, cost about twice the time on Wordle's openings: it probes every part before
-raising any in shares.) A class whose job runs longer than ``cap`` seconds is stopped and
-searched by parts on every worker, alone, as before (its part facts kept in the checkpoint);
-after ``tries`` such classes in a row the run stops trying (every class of Battleship 4x8x3
-takes minutes).
+A class searched by parts (root_class.RootClass) is fed to the workers pass after pass, each pass
+waiting for the last one's answers, one class at a time: Wordle's openings take about a tenth of a
+second each, and its search over every opening kept 1.13 of 2 cores busy, the workers waiting on
+those round trips and on the parent's work between them. Here a class is one job (total.py's
+``total_opening``): the same RootClass search, its parts one after another on the worker that runs
+it (engine.Inline), against the best cost in hand when it is sent, one class per worker, in the
+order of their bounds. (The kernel's own search of the opening as one guess, tried first, cost
+about twice the time on Wordle's openings: it probes every part before raising any in shares.) A
+class whose job runs longer than ``cap`` seconds is stopped and searched by parts on every worker,
+alone, as before (its part facts kept in the checkpoint); after ``tries`` such classes in a row the
+run stops trying (every class of Battleship 4x8x3 takes minutes).
 """
 
 from __future__ import annotations
@@ -20,34 +19,10 @@ from __future__ import annotations
 import time
 
 from ..tree import Node
-from .engine import Inline, Stopped
-from .jobs import _counted
-from .root_class import RootClass
-from .solver import NodeSolver
 
 # Root searches with at least this many classes try each one whole first (engine.MANY_CLASSES
 # is the same count: below it, the classes are too few to keep every worker busy one by one).
 MANY_CLASSES = 64
-
-
-def total_opening(solver: NodeSolver, guess: int, depth: int, beta: int, cost: str = "total"):
-    """((least cost of the trees opening with ``guess`` within ``depth`` when below ``beta``,
-    else a lower bound >= beta), its tree or None, nodes, CPU seconds): the class searched by
-    RootClass on this worker alone, its parts one after another."""
-    from .total import TotalSearch  # which imports this module
-
-    search = TotalSearch(solver, Inline(solver))
-    search.cost = cost
-    parts = solver.game.parts(guess, solver.root())
-
-    def work():
-        try:
-            return RootClass(search, guess, parts, depth, beta).settle()
-        except Stopped:  # cancelled: not read (jobs.run_job), and 0 is a true bound anyway
-            return 0, None
-
-    (value, tree), _, seconds = _counted(solver, work)
-    return value, tree, search.nodes, seconds
 
 
 class OpeningJobs:
@@ -57,8 +32,8 @@ class OpeningJobs:
     cap = 2.0  # seconds a class may run as one job before it is searched by parts instead
     tries = 8  # classes in a row that outrun the cap before the run stops trying
 
-    def __init__(self, search, depth: int):
-        self.search, self.depth = search, depth
+    def __init__(self, search, depth: int, job):
+        self.search, self.depth, self.job = search, depth, job  # job: total.total_opening
         self.running: dict = {}  # job -> (index of the class, when it was sent)
         self.missed = 0  # classes in a row that outran the cap
         self.on = True
@@ -68,7 +43,7 @@ class OpeningJobs:
 
     def send(self, index: int, guess: int, beta: int) -> None:
         """Search class ``index`` (first guess ``guess``) whole, below ``beta``."""
-        job = self.search.submit(total_opening, guess, self.depth, beta, self.search.cost)
+        job = self.search.submit(self.job, guess, self.depth, beta, self.search.cost)
         self.running[job] = (index, time.monotonic())
 
     def next(self) -> tuple[int, int | None, Node | None]:

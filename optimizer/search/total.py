@@ -17,11 +17,13 @@ from collections import deque
 from ..formats.facts import claimed
 from ..kernels.bundles import INF, LAST_FIRST
 from ..tree import Node
-from .jobs import class_bound, total_part
+from .engine import Inline, Stopped
+from .jobs import _counted, class_bound, total_part
 from .openings import MANY_CLASSES, OpeningJobs
 from .progress import Board, Pace
 from .root import STOPPED_EARLY, Outcome, RootSearch
 from .root_class import RootClass
+from .solver import NodeSolver
 
 
 class TotalSearch(RootSearch):
@@ -111,7 +113,8 @@ class TotalSearch(RootSearch):
         parts otherwise or when its job outruns the cap or its parts have facts on file. The
         incumbent, the board and the checkpoint follow each class settled."""
         log, board, bar = self.checkpoint, self.board, self.bar
-        whole = OpeningJobs(self, depth) if len(classes) >= MANY_CLASSES else None
+        whole = OpeningJobs(self, depth, total_opening) if len(classes) >= MANY_CLASSES \
+            else None
         todo = deque(range(len(classes)))
         by_parts: deque[int] = deque()
 
@@ -356,3 +359,21 @@ class TotalSearch(RootSearch):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
         (a lower bound, None): root_class.RootClass, its progress on ``self.board``."""
         return RootClass(self, guess, parts, depth, best).settle()
+
+
+def total_opening(solver: NodeSolver, guess: int, depth: int, beta: int, cost: str = "total"):
+    """((least cost of the trees opening with ``guess`` within ``depth`` when below ``beta``,
+    else a lower bound >= beta), its tree or None, nodes, CPU seconds): the class searched by
+    RootClass on this worker alone, its parts one after another."""
+    search = TotalSearch(solver, Inline(solver))
+    search.cost = cost
+    parts = solver.game.parts(guess, solver.root())
+
+    def work():
+        try:
+            return RootClass(search, guess, parts, depth, beta).settle()
+        except Stopped:  # cancelled: not read (jobs.run_job), and 0 is a true bound anyway
+            return 0, None
+
+    (value, tree), _, seconds = _counted(solver, work)
+    return value, tree, search.nodes, seconds
