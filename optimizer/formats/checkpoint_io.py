@@ -120,9 +120,9 @@ def _part_json(game: Game, path: tuple[int, ...], fact: dict) -> dict:
 
 def _wordle_digest() -> str:
     """The digest of the package's own Wordle lists (not those of any game named "wordle")."""
-    from ..games.words import wordle
+    from ..games import parse_game  # the package's game, kept once parsed
 
-    return wordle().digest
+    return parse_game("wordle").digest
 
 
 class _Reader:

@@ -12,8 +12,8 @@ cached without checks would be loaded as it is by a checked run, and an index pa
 end would corrupt memory instead of raising IndexError. Each setting keeps its own persistent
 folder (compiling every kernel costs minutes). A ``NUMBA_CACHE_DIR`` set by the user is kept
 for unchecked kernels; checked ones go to its ``boundscheck`` subfolder. The folders of other
-versions are removed once no process has written to them for ``STALE_DAYS`` (they took 97 MB in
-a working copy after a few days of changes).
+versions are removed once no process has started with them for ``STALE_DAYS`` (they took 97 MB
+in a working copy after a few days of changes).
 
 numba compiles a kernel once per set of argument types, and a literal argument (``0``, ``-1``)
 or a counter first set to one is a type of its own: kernels pass ``np.int64(0)`` where the same

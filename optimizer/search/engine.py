@@ -45,6 +45,7 @@ PARALLEL_PART = 800
 # ... or when there are at least MANY_CLASSES first-guess classes whose largest parts hold
 # PARALLEL_WORK codes in all: jobs enough for every thread (no game below Battleship 4x8x3's
 # size has both; its smaller boards, 78 classes and 6674 codes at most, stay on one thread).
+# With that many classes a least-cost search also tries each one whole first (openings.py).
 MANY_CLASSES, PARALLEL_WORK = 64, 100_000
 SCHEDULER_ENV = "MOO_SCHEDULER"
 # Schemes of the addresses Dask's clients reach over TCP (a port on a host).

@@ -20,10 +20,6 @@ import time
 
 from ..tree import Node
 
-# Root searches with at least this many classes try each one whole first (engine.MANY_CLASSES
-# is the same count: below it, the classes are too few to keep every worker busy one by one).
-MANY_CLASSES = 64
-
 
 class OpeningJobs:
     """The whole-class jobs of one root search (``search``: a TotalSearch, its engine, cost and

@@ -17,9 +17,9 @@ from collections import deque
 from ..formats.facts import claimed
 from ..kernels.bundles import INF, LAST_FIRST
 from ..tree import Node
-from .engine import Inline, Stopped
+from .engine import MANY_CLASSES, Inline, Stopped
 from .jobs import _counted, class_bound, total_part
-from .openings import MANY_CLASSES, OpeningJobs
+from .openings import OpeningJobs
 from .progress import Board, Pace
 from .root import STOPPED_EARLY, Outcome, RootSearch
 from .root_class import RootClass
@@ -371,7 +371,7 @@ def total_opening(solver: NodeSolver, guess: int, depth: int, beta: int, cost: s
 
     def work():
         try:
-            return RootClass(search, guess, parts, depth, beta).settle()
+            return search.class_total(guess, parts, depth, beta)
         except Stopped:  # cancelled: not read (jobs.run_job), and 0 is a true bound anyway
             return 0, None
 
