@@ -197,7 +197,74 @@ def test_the_estimate_is_written_and_read(tmp_path):
     search.engine.close()
     estimate = Checkpoint(path, game, "any").totals["total", game.n_codes].estimate
     assert estimate is not None and estimate["classes"] == 0
-    assert set(estimate) == {"classes", "core_hours", "seconds_per_class"}
+    assert set(estimate) == {"classes", "core_hours", "seconds_per_class", "classes_settled",
+                             "runs"}
+
+
+def test_each_run_s_spending_is_recorded_and_sets_the_next_run_s_pace(tmp_path, monkeypatch):
+    """A stopped run records its CPU seconds and the classes it settled under its own id; the
+    next run's estimate rests on both runs' sums."""
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    search = _search(game, "any", path, threads=1)
+    _stop_after(monkeypatch, 2)
+    first = search.min_total(game.n_codes)
+    search.engine.close()
+    monkeypatch.undo()
+    assert first.stopped
+    spent = Checkpoint(path, game, "any").totals["total", game.n_codes].spent
+    assert len(spent) == 1
+    (entry,) = spent.values()
+    assert entry["cpu_seconds"] > 0 and entry["classes"] == first.searched
+    search = _search(game, "any", path, threads=1)
+    second = search.min_total(game.n_codes)
+    search.engine.close()
+    log = Checkpoint(path, game, "any")
+    spent = log.totals["total", game.n_codes].spent
+    assert len(spent) == 2
+    assert sum(e["classes"] for e in spent.values()) == first.searched + second.searched
+    assert log.spent_so_far("total", game.n_codes)[2] == 3  # this object is a third run
+    assert log.totals["total", game.n_codes].estimate["runs"] == 2
+
+
+def test_runs_sharing_a_file_or_merged_keep_each_run_s_spending(tmp_path):
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    a, b = Checkpoint(path, game, "any"), Checkpoint(path, game, "any")
+    a.record_spent("total", 5, 10.0, 1)
+    a.save()
+    b.record_spent("total", 5, 20.0, 2)
+    b.save()  # merges a's run with its own
+    a.record_spent("total", 5, 5.0, 0)
+    a.save()
+    spent = Checkpoint(path, game, "any").totals["total", 5].spent
+    assert spent == {a.run_id: {"cpu_seconds": 15.0, "classes": 1},
+                     b.run_id: {"cpu_seconds": 20.0, "classes": 2}}
+    other = Checkpoint(tmp_path / "other.json", game, "any")
+    other.record_spent("total", 5, 7.0, 1)
+    other.save()
+    merged = Checkpoint(path, game, "any")
+    merged.merge(Checkpoint(tmp_path / "other.json", game, "any"))
+    assert merged.spent_so_far("total", 5) == (42.0, 4, 4)
+
+
+@pytest.mark.parametrize("spent, message", [
+    ({"not an id!": {"cpu_seconds": 1, "classes": 1}}, "not a run id"),
+    ({"abc": {"cpu_seconds": 1}}, "keys are classes, cpu_seconds"),
+    ({"abc": {"cpu_seconds": -1, "classes": 1}}, "a number >= 0"),
+    ({"abc": {"cpu_seconds": 1, "classes": 1.5}}, "whole number"),
+])
+def test_a_malformed_record_of_spending_is_refused(tmp_path, spent, message):
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    log = Checkpoint(path, game, "any")
+    log.record_spent("total", 5, 1.0, 1)
+    log.save()
+    data = orjson.loads(path.read_bytes())
+    data["total"]["5"]["spent"] = spent
+    path.write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match=message):
+        Checkpoint(path, game, "any")
 
 
 def test_a_stopped_run_reports_the_bounds_its_checkpoint_proves(tmp_path, monkeypatch):

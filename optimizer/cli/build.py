@@ -79,6 +79,7 @@ def _report(game, tree, args) -> Exit:
     """Write the tree and say what it is and what it rests on."""
     from ..formats.tree_file import write_tree
     from ..objective import bound_note
+    from ..search.progress import pace_text
 
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
@@ -102,8 +103,7 @@ def _report(game, tree, args) -> Exit:
                  if isinstance(v, dict) and v.get("work_left")), None)
     if stopped and left:
         print(f"left: {left['classes']} first-guess classes below the best total, about "
-              f"{left['core_hours']} core-hours at this run's pace "
-              f"({left['seconds_per_class']} CPU seconds a class)")
+              f"{left['core_hours']} core-hours at {pace_text(left)}")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} "
               f"fact{'s' if taken != 1 else ''} about first guesses "

@@ -52,6 +52,7 @@ def run(args) -> Exit:
 
 def show(args) -> Exit:
     from ..formats.checkpoint import Checkpoint
+    from ..search.progress import pace_text
 
     log = Checkpoint.read(args.file)
     game = log.game
@@ -86,8 +87,11 @@ def show(args) -> Exit:
         if facts.estimate is not None:
             left = facts.estimate
             print(f"    work left when last written: {left['classes']} first-guess classes, "
-                  f"about {left['core_hours']} core-hours ({left['seconds_per_class']} CPU "
-                  "seconds a class)")
+                  f"about {left['core_hours']} core-hours at {pace_text(left)}")
+        if facts.spent:
+            cpu, settled, runs = facts.spent_in_all()
+            print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
+                  f"run{'s' if runs != 1 else ''} on record, {settled} classes settled")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED

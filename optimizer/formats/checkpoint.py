@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import orjson
@@ -78,6 +79,7 @@ class Checkpoint:
         self._save_cost = 0.0  # seconds the last write of the file took
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         self._own: set[tuple] = set()  # (cost, depth, path) of the part facts this run recorded
+        self.run_id = uuid.uuid4().hex[:16]  # this run's key in the record of work spent
         if load and self.path is not None and self.path.exists():
             self._seen = identity(self.path)  # before reading: a later change is not missed
             self.refuted, self.totals = read_facts(self.path, game, guesses)
@@ -230,6 +232,24 @@ class Checkpoint:
         self.totals.setdefault((cost, depth), TotalFacts()).estimate = dict(estimate)
         self._dirty = True
 
+    def record_spent(self, cost: str, depth: int, cpu: float, classes: int) -> None:
+        """This run spent ``cpu`` more CPU seconds of search and settled ``classes`` more
+        first-guess classes; written with the next save. Summed over every run, it sets the
+        pace of the estimate (``progress.Pace``)."""
+        facts = self.totals.setdefault((cost, depth), TotalFacts())
+        old = facts.spent.get(self.run_id, {"cpu_seconds": 0.0, "classes": 0})
+        # a new entry, not the old one changed: the file's last state (``_base``) holds that
+        facts.spent[self.run_id] = {"cpu_seconds": round(old["cpu_seconds"] + cpu, 3),
+                                    "classes": old["classes"] + classes}
+        self._dirty = True
+
+    def spent_so_far(self, cost: str, depth: int) -> tuple[float, int, int]:
+        """(CPU seconds, classes settled) that the runs on record spent, this one's so far
+        included, and how many runs that is with this one."""
+        facts = self.totals.get((cost, depth)) or TotalFacts()
+        cpu, classes, runs = facts.spent_in_all()
+        return cpu, classes, runs + (self.run_id not in facts.spent)
+
     def flush(self) -> None:
         """Save what is recorded and not yet written (part facts, the estimate)."""
         if self._dirty:
@@ -268,6 +288,9 @@ class Checkpoint:
             if facts.estimate is not None and (
                     mine.estimate is None or facts.estimate["classes"] < mine.estimate["classes"]):
                 mine.estimate = facts.estimate  # the one with less left: the later state
+            for run, entry in facts.spent.items():  # runs both files record: the later state
+                if run not in mine.spent or entry["cpu_seconds"] > mine.spent[run]["cpu_seconds"]:
+                    mine.spent[run] = entry
         self._settled_parts()
         self.check()
 
@@ -407,6 +430,8 @@ class Checkpoint:
             return theirs if theirs[0] < mine[0] else mine
         if key[2] == "estimate":
             return mine  # this run's own measure, the newer one
+        if isinstance(key[2], str):  # a run's spending: its later state
+            return max(mine, theirs, key=lambda e: e["cpu_seconds"])
         try:
             return self._union(key[2], key[:2], mine, theirs)
         except CheckpointError as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,7 @@ OLD_FORMAT = "moo-height-checkpoint"  # version 1
 # A word game's lists, by digest (WordGame.digest): its spec names files (or nothing, for lists
 # given in Python), whose words may change while the file's facts stay.
 LISTS = "word_lists_sha256"
+RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
 MEANING = {
     "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
                       "guesses",
@@ -41,7 +43,10 @@ MEANING = {
                    "strategies for them opening with it) is 'exact', 'tree' one that achieves "
                    "it (checked by replay on load), or at least 'at_least'",
     "total.estimate": "the work left when it was written: first-guess classes not settled whose "
-                      "bound is below the best tree, and core-hours at that run's pace",
+                      "bound is below the best tree, and core-hours at the pace of every run "
+                      "recorded in 'spent'",
+    "total.spent": "by run: the CPU seconds of search it spent and the first-guess classes it "
+                   "settled (not facts: what sets the pace of the estimate)",
     "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
     "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
 }
@@ -104,6 +109,8 @@ def facts_json(game: Game, guesses: str, refuted: dict, totals: dict) -> dict:
                               for path, fact in sorted(facts.parts.items())]
         if facts.estimate is not None:
             entry["estimate"] = facts.estimate
+        if facts.spent:
+            entry["spent"] = dict(sorted(facts.spent.items()))
         data.setdefault(cost, {})[str(depth)] = entry
     data.setdefault("total", {})
     return data
@@ -204,8 +211,9 @@ class _Reader:
         if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
             raise CheckpointError(f"{where}: a depth limit is a positive whole number")
         facts = _object(facts, where)
-        if set(facts) - {"classes", "incumbent", "parts", "estimate"}:
-            raise CheckpointError(f"{where}: keys are classes, incumbent, parts, estimate")
+        if set(facts) - {"classes", "incumbent", "parts", "estimate", "spent"}:
+            raise CheckpointError(f"{where}: keys are classes, incumbent, parts, estimate, "
+                                  "spent")
         known = self.totals.setdefault((cost, int(text)), TotalFacts())
         for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
             guess = self._code(code, f"{where}.classes")
@@ -239,6 +247,8 @@ class _Reader:
             known.parts[path] = fact
         if "estimate" in facts:
             known.estimate = _estimate(facts["estimate"], f"{where}.estimate")
+        for run, entry in _object(facts.get("spent", {}), f"{where}.spent").items():
+            known.spent[run] = _spent(run, entry, f"{where}.spent")
 
     def _part(self, cost: str, depth: int, raw, where: str) -> tuple[tuple[int, ...], dict]:
         """One part fact: its path and {"exact": v, "tree": node} or {"at_least": v}; an exact
@@ -321,11 +331,27 @@ class _Reader:
 def _estimate(raw, where: str) -> dict:
     raw = _object(raw, where)
     keys = {"classes", "core_hours", "seconds_per_class"}
-    if set(raw) != keys:
-        raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))}")
-    _count(raw["classes"], f"{where}.classes", 0)
+    if not keys <= set(raw) <= keys | {"classes_settled", "runs"}:
+        raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))} (and "
+                              "classes_settled, runs: what the pace rests on)")
+    for key in ("classes", "classes_settled", "runs"):
+        if key in raw:
+            _count(raw[key], f"{where}.{key}", 0)
     for key in ("core_hours", "seconds_per_class"):
         _number(raw[key], f"{where}.{key}")
+    return raw
+
+
+def _spent(run: str, raw, where: str) -> dict:
+    """One run's spending: CPU seconds of search and classes settled."""
+    if not RUN_ID.fullmatch(run):
+        raise CheckpointError(f"{where}: {run[:40]!r} is not a run id (1 to 32 letters and "
+                              "digits)")
+    raw = _object(raw, f"{where}[{run!r}]")
+    if set(raw) != {"cpu_seconds", "classes"}:
+        raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds")
+    _count(raw["classes"], f"{where}[{run!r}].classes", 0)
+    _number(raw["cpu_seconds"], f"{where}[{run!r}].cpu_seconds")
     return raw
 
 

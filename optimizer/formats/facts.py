@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from ..tree import Node
 
+SPENT = "spent "  # the flat key of a run's spending: this and the run's id
+
 
 @dataclass
 class TotalFacts:
@@ -21,6 +23,14 @@ class TotalFacts:
     # path (guess, feedback id, guess, ...) -> {"exact": v, "tree": Node} | {"at_least": v}
     parts: dict[tuple[int, ...], dict] = field(default_factory=dict)
     estimate: dict | None = None  # the work left, as the last run to write it measured it
+    # run id -> {"cpu_seconds": s, "classes": n}: the CPU seconds of search each run spent and
+    # the classes it settled, summed over every run into the pace of the estimate
+    spent: dict[str, dict] = field(default_factory=dict)
+
+    def spent_in_all(self) -> tuple[float, int, int]:
+        """(CPU seconds, classes settled, runs) of every run on record."""
+        return (sum(e["cpu_seconds"] for e in self.spent.values()),
+                sum(e["classes"] for e in self.spent.values()), len(self.spent))
 
     def set_part(self, path: tuple[int, ...], value: int, tree: Node | None) -> bool:
         """Keep a part's exact value (``tree``: its strategy) or bound unless the one known is
@@ -71,7 +81,7 @@ def settles(entry: dict) -> bool:
 def flatten(refuted: dict, totals: dict) -> dict:
     """Every fact under one key: ("height", guess) -> entry, (cost, depth, guess) -> entry,
     (cost, depth, path) -> a part's entry, (cost, depth, None) -> the incumbent,
-    (cost, depth, "estimate") -> the estimate."""
+    (cost, depth, "estimate") -> the estimate, (cost, depth, SPENT + run id) -> a run's spending."""
     facts: dict = {("height", g): e for g, e in refuted.items()}
     for (cost, depth), known in totals.items():
         facts.update({(cost, depth, g): e for g, e in known.classes.items()})
@@ -80,6 +90,7 @@ def flatten(refuted: dict, totals: dict) -> dict:
             facts[(cost, depth, None)] = known.incumbent
         if known.estimate is not None:
             facts[(cost, depth, "estimate")] = known.estimate
+        facts.update({(cost, depth, SPENT + run): e for run, e in known.spent.items()})
     return facts
 
 
@@ -96,6 +107,8 @@ def unflatten(facts: dict) -> tuple[dict, dict]:
             known.incumbent = value
         elif key[2] == "estimate":
             known.estimate = value
+        elif isinstance(key[2], str):
+            known.spent[key[2].removeprefix(SPENT)] = value
         elif isinstance(key[2], tuple):
             known.parts[key[2]] = value
         else:

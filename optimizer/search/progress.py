@@ -10,36 +10,65 @@ from ..kernels.bundles import INF
 
 class Pace:
     """An honest estimate of what a least-cost root search has left: the classes whose bound is
-    still below the best cost in hand and that are not settled, times the mean CPU time of the
-    jobs of a class settled so far by this run (core-hours of search: a machine shared with
-    other work, which stretches wall time, leaves it nearly as it is; 80 to 193 wall seconds a
-    Battleship class on 2 cores were measured that way). A class that took part facts from a
-    checkpoint was partly searched by an earlier run: its time counts only while no class was
-    searched whole. Updated as each class is settled; None until one is."""
+    still below the best cost in hand and that are not settled, times the CPU seconds of search
+    spent a class settled, over this run and every earlier one on record (``before``: the
+    checkpoint's sums, ``Checkpoint.spent_so_far``). CPU time, not wall time: a machine shared
+    with other work, which stretches wall time (80 to 193 wall seconds a Battleship class on 2
+    cores were measured that way), leaves it nearly as it is. Summing over runs counts a class
+    that an earlier run half searched (part facts) at its whole cost, and a run stopped in a
+    long class still counts what it spent there: one run's own mean said 3.8 core-hours for
+    Battleship after settling one half-searched class in 7 minutes, where 35- and 18-minute
+    runs had said 84 and 57. ``left`` is None while no class is settled on record."""
 
-    def __init__(self, bounds: list[int], cpu: float = 0.0):
-        self.bounds = bounds
-        self.cpu = cpu  # the search's CPU seconds at the last update (at the start: the
-        # lookahead bounds' jobs, which are no class's)
-        self.seconds = {True: 0.0, False: 0.0}  # by whether the class was searched whole
-        self.count = {True: 0, False: 0}
+    def __init__(self, bounds: list[int], best: int, cpu: float = 0.0,
+                 before: tuple[float, int, int] = (0.0, 0, 1)):
+        self.bounds, self.best, self.before = bounds, best, before
+        self.start = self.cpu = self.told = cpu  # the search's CPU seconds at the start (the
+        # lookahead bounds' jobs ran before: no class's), now, and when last taken (``spent``)
+        self.classes = self.told_classes = 0  # settled by this run
+        self.waiting = self.running = 0
         self.left: dict | None = None
 
     def update(self, best: int, waiting: int, running: int, cpu: float,
-               whole: bool = True) -> str:
-        """A class was settled; ``waiting``: the index of the first class not yet taken up (in
-        the order of ``bounds``), ``running``: the classes taken up and not settled, ``cpu``:
-        the CPU seconds of the search's finished jobs so far (RootSearch.cpu)."""
-        self.seconds[whole] += cpu - self.cpu
-        self.count[whole] += 1
-        self.cpu = cpu
-        kind = bool(self.count[True])  # the classes searched whole, once there are any
+               settled: int = 1) -> str:
+        """``settled`` classes were settled (0: the search stops); ``waiting``: the index of the
+        first class not yet taken up (in the order of ``bounds``), ``running``: the classes taken
+        up and not settled, ``cpu``: the CPU seconds of the search's finished jobs so far
+        (RootSearch.cpu). What the bar shows."""
+        self.best, self.waiting, self.running, self.cpu = best, waiting, running, cpu
+        self.classes += settled
+        cpu_all, settled_all, runs = self.before
+        cpu_all += cpu - self.start
+        settled_all += self.classes
+        if not settled_all:
+            return ""
         classes = max(0, bisect.bisect_left(self.bounds, best) - waiting) + running
-        each = self.seconds[kind] / self.count[kind]
+        each = cpu_all / settled_all
         hours = classes * each / 3600
         self.left = {"classes": classes, "core_hours": round(hours, 2),
-                     "seconds_per_class": round(each, 3)}
+                     "seconds_per_class": round(each, 3), "classes_settled": settled_all,
+                     "runs": runs}
         return f"left {classes} classes, ~{hours:.1f} core-h"
+
+    def finish(self, cpu: float) -> None:
+        """The search ends (stopped or done): what it spent since the last class counts too."""
+        self.update(self.best, self.waiting, self.running, cpu, settled=0)
+
+    def spent(self) -> tuple[float, int]:
+        """(CPU seconds, classes settled) since the last call: for the checkpoint's record."""
+        out = (self.cpu - self.told, self.classes - self.told_classes)
+        self.told, self.told_classes = self.cpu, self.classes
+        return out
+
+
+def pace_text(left: dict) -> str:
+    """The pace an estimate (``Pace.left``) rests on, as people read it."""
+    each = f"{left['seconds_per_class']} CPU seconds a class"
+    if "classes_settled" not in left:  # written before the record of every run's spending
+        return f"{each} (the pace of the run that wrote it)"
+    runs = left["runs"]
+    return (f"{each} (the mean of {left['classes_settled']} classes settled in {runs} "
+            f"run{'s' if runs != 1 else ''})")
 
 
 class Board:

@@ -75,7 +75,8 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
-        pace = Pace([c[0] for c in classes], self.cpu)  # sorted just above
+        pace = Pace([c[0] for c in classes], best, self.cpu,  # sorted just above
+                    log.spent_so_far(self.cost, depth) if log is not None else (0.0, 0, 1))
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
@@ -90,6 +91,8 @@ class TotalSearch(RootSearch):
             out.notes.append(STOPPED_EARLY)
         finally:
             bar.close()
+            pace.finish(self.cpu)
+            self._record_pace(pace, depth)
             if log is not None:
                 log.flush()
         out.nodes = self.nodes - counted
@@ -118,7 +121,7 @@ class TotalSearch(RootSearch):
         todo = deque(range(len(classes)))
         by_parts: deque[int] = deque()
 
-        def settled(index: int, value: int, root: Node | None, whole_class: bool) -> None:
+        def settled(index: int, value: int, root: Node | None) -> None:
             nonlocal best
             guess = classes[index][1]
             out.searched += 1
@@ -130,9 +133,9 @@ class TotalSearch(RootSearch):
             board.settle(max(value, best), index)
             running = len(by_parts) + (len(whole.running) if whole is not None else 0)
             board.estimate = pace.update(best, todo[0] if todo else len(classes), running,
-                                         self.cpu, whole=whole_class)
+                                         self.cpu)
+            self._record_pace(pace, depth)
             if log is not None:
-                log.record_estimate(self.cost, depth, pace.left)
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
 
         def feed() -> None:
@@ -163,18 +166,27 @@ class TotalSearch(RootSearch):
                         by_parts.append(index)
                     else:
                         bar.update(len(classes[index][2]))
-                        settled(index, value, root, True)
+                        settled(index, value, root)
                 elif by_parts:
                     index = by_parts.popleft()
                     bound, guess, parts = classes[index]
-                    board.index, taken = index, self.parts_taken
+                    board.index = index
                     value, root = self.class_total(guess, parts, depth, best)
-                    settled(index, value, root, self.parts_taken == taken)
+                    settled(index, value, root)
                 elif not todo:
                     return
         finally:
             if whole is not None:
                 whole.stop()
+
+    def _record_pace(self, pace: Pace, depth: int) -> None:
+        """What the run spent since the last record, and the estimate, into the checkpoint."""
+        log = self.checkpoint
+        if log is None:
+            return
+        log.record_spent(self.cost, depth, *pace.spent())
+        if pace.left is not None:
+            log.record_estimate(self.cost, depth, pace.left)
 
     def _has_part_facts(self, guess: int, parts: dict, depth: int) -> bool:
         """Whether the checkpoint holds facts on a part of this class (an earlier run's search
