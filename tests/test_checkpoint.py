@@ -407,6 +407,29 @@ def test_a_word_game_checkpoint_holds_to_its_lists(tmp_path, monkeypatch, capsys
         Checkpoint("e.json", parse_game("mastermind:3x3"), "any")
 
 
+def test_a_word_game_checkpoint_is_read_from_another_folder(tmp_path, monkeypatch, capsys):
+    """Its spec names the lists relative to where the run was: from another folder they are
+    looked for beside the file too (``moo checkpoint show ../c.json`` once failed), and the
+    lists' digest still decides whether they are the same lists."""
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text("bat\ncat\nhat\nmat\nrat\nsat\n")
+    Path("g.txt").write_text("chm\nbcr\n")
+    assert moo(["build", "words:a.txt,g.txt", "--objective", "total", "--checkpoint", "c.json",
+                "-o", "t.json", "--quiet"]) == 0
+    Path("sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    capsys.readouterr()
+    assert moo(["checkpoint", "show", "../c.json"]) == 0
+    assert "words:a.txt,g.txt" in capsys.readouterr().out
+    Path("a.txt").write_text("bat\ncat\n")  # here, other lists under the same name
+    assert moo(["checkpoint", "show", "../c.json"]) == 2
+    assert "other word lists" in capsys.readouterr().err
+    Path("a.txt").unlink()
+    (tmp_path / "a.txt").unlink()
+    assert moo(["checkpoint", "show", "../c.json"]) == 2
+    assert "'a.txt': cannot be read" in capsys.readouterr().err
+
+
 def test_an_older_wordle_checkpoint_without_a_digest_is_taken_for_wordle_alone(tmp_path):
     """Wordle's lists are the package's own: a file of spec "wordle" from before the digest is
     read for them, and refused for other lists that a program named "wordle"."""

@@ -92,7 +92,7 @@ class Checkpoint:
 
         data = read_json(Path(path))
         try:
-            game = parse_game(str(data.get("game")))
+            game = parse_game(str(data.get("game")), beside=Path(path).parent)
         except GameError as exc:
             raise CheckpointError(f"{path}: 'game': {exc}") from None
         guesses = data.get("guesses")

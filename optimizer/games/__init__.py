@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
 from .base import Game, GameError, Symmetry, quote
 from .battleship import Battleship
@@ -32,17 +33,19 @@ DEFAULT_PARAMETERS = {"bulls-cows": "4x10", "mastermind": "4x6", "moo": "10,11,1
                       "battleship": "4x8x3"}
 
 
-def parse_game(spec: str) -> Game:
+def parse_game(spec: str, beside: str | Path | None = None) -> Game:
     """The game named by ``spec``, e.g. ``bulls-cows``, ``mastermind:4x6``, ``moo:10,11,12``,
     ``wordle``, ``words:answers.txt,guesses.txt`` (see games.words; file paths keep their case).
     Read leniently (case, surrounding spaces, leading zeros): ``Game.spec`` is the canonical
     form, the one tree files must hold. A colon with nothing after it is refused, not read as
     the defaults (``moo:`` is more likely a value lost from a script than a wish for them).
     Word-list files are read at each call (their words may have changed); the games a spec
-    alone defines are kept."""
+    alone defines are kept. ``beside``: the folder of the file that holds the spec, where a
+    relative word-list path is looked for when the current folder has no such file (a
+    checkpoint read from elsewhere)."""
     word_family, word_colon, paths = spec.strip().partition(":")
     if word_family.strip().lower() == "words":
-        return parse_word_spec("words", paths if word_colon else None, spec)
+        return parse_word_spec("words", paths if word_colon else None, spec, beside)
     return _defined_game(spec)
 
 

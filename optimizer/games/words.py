@@ -29,8 +29,10 @@ or more words than the feedback matrix may hold (checked before it is built).
 from __future__ import annotations
 
 import hashlib
+import os
 from functools import cached_property
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -290,8 +292,10 @@ def _checked_game(spec: str, answers: list[str], guesses: list[str], answers_whe
     return WordGame(spec, answers, guesses)
 
 
-def parse_word_spec(family: str, args: str | None, original: str) -> WordGame:
-    """``wordle`` or ``words:ANSWERS[,GUESSES]`` (``args`` keeps the paths' case)."""
+def parse_word_spec(family: str, args: str | None, original: str,
+                    beside: str | Path | None = None) -> WordGame:
+    """``wordle`` or ``words:ANSWERS[,GUESSES]`` (``args`` keeps the paths' case; ``beside``:
+    where to look for a relative path the current folder does not have, games.parse_game)."""
     if family == "wordle":
         if args is not None:
             raise GameError(f"{quote(original)}: wordle takes no parameters (its lists are the "
@@ -304,10 +308,18 @@ def parse_word_spec(family: str, args: str | None, original: str) -> WordGame:
     if len(paths) > 2 or not all(paths):
         raise GameError(f"{quote(original)}: expected words:ANSWERS or words:ANSWERS,GUESSES "
                         "(two file paths at most, without commas)")
-    lists = [read_word_list(p) for p in paths]
+    lists = [read_word_list(_found(p, beside)) for p in paths]
     spec = "words:" + ",".join(paths)
     return _checked_game(spec, lists[0], lists[1] if len(paths) == 2 else [], paths[0],
                          paths[-1])
+
+
+def _found(path: str, beside: str | Path | None) -> str:
+    """``path``, or the same relative path in ``beside`` when only that file exists."""
+    if beside is None or os.path.isabs(path) or os.path.exists(path):
+        return path
+    there = os.path.join(beside, path)
+    return there if os.path.exists(there) else path
 
 
 def wordle() -> WordGame:

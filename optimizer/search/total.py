@@ -184,7 +184,9 @@ class TotalSearch(RootSearch):
         log = self.checkpoint
         if log is None:
             return
-        log.record_spent(self.cost, depth, *pace.spent())
+        cpu, classes = pace.spent()
+        if cpu > 0 or classes:
+            log.record_spent(self.cost, depth, cpu, classes)
         if pace.left is not None:
             log.record_estimate(self.cost, depth, pace.left)
 
