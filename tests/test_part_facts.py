@@ -204,10 +204,10 @@ def test_the_estimate_is_written_and_read(tmp_path):
 def test_each_run_s_spending_is_recorded_and_sets_the_next_run_s_pace(tmp_path, monkeypatch):
     """A stopped run records its CPU seconds and the classes it settled under its own id; the
     next run's estimate rests on both runs' sums."""
-    game = parse_game("mastermind:3x3")
+    game = parse_game("mastermind:4x3")
     path = tmp_path / "cp.json"
     search = _search(game, "any", path, threads=1)
-    _stop_after(monkeypatch, 2)
+    _stop_after(monkeypatch, 20)  # one of its four classes settled
     first = search.min_total(game.n_codes)
     search.engine.close()
     monkeypatch.undo()
@@ -215,7 +215,7 @@ def test_each_run_s_spending_is_recorded_and_sets_the_next_run_s_pace(tmp_path, 
     spent = Checkpoint(path, game, "any").totals["total", game.n_codes].spent
     assert len(spent) == 1
     (entry,) = spent.values()
-    assert entry["cpu_seconds"] > 0 and entry["classes"] == first.searched
+    assert entry["cpu_seconds"] >= 0 and entry["classes"] == first.searched >= 1
     search = _search(game, "any", path, threads=1)
     second = search.min_total(game.n_codes)
     search.engine.close()

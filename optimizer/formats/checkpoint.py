@@ -239,7 +239,7 @@ class Checkpoint:
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.spent.get(self.run_id, {"cpu_seconds": 0.0, "classes": 0})
         # a new entry, not the old one changed: the file's last state (``_base``) holds that
-        facts.spent[self.run_id] = {"cpu_seconds": round(old["cpu_seconds"] + cpu, 3),
+        facts.spent[self.run_id] = {"cpu_seconds": old["cpu_seconds"] + cpu,  # rounded on write
                                     "classes": old["classes"] + classes}
         self._dirty = True
 

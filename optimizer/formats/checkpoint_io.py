@@ -110,7 +110,9 @@ def facts_json(game: Game, guesses: str, refuted: dict, totals: dict) -> dict:
         if facts.estimate is not None:
             entry["estimate"] = facts.estimate
         if facts.spent:
-            entry["spent"] = dict(sorted(facts.spent.items()))
+            entry["spent"] = {run: {"cpu_seconds": round(e["cpu_seconds"], 3),
+                                    "classes": e["classes"]}
+                              for run, e in sorted(facts.spent.items())}
         data.setdefault(cost, {})[str(depth)] = entry
     data.setdefault("total", {})
     return data

@@ -66,9 +66,9 @@ def pace_text(left: dict) -> str:
     each = f"{left['seconds_per_class']} CPU seconds a class"
     if "classes_settled" not in left:  # written before the record of every run's spending
         return f"{each} (the pace of the run that wrote it)"
-    runs = left["runs"]
-    return (f"{each} (the mean of {left['classes_settled']} classes settled in {runs} "
-            f"run{'s' if runs != 1 else ''})")
+    runs, settled = left["runs"], left["classes_settled"]
+    return (f"{each} (the mean of {settled} class{'es' if settled != 1 else ''} settled in "
+            f"{runs} run{'s' if runs != 1 else ''})")
 
 
 class Board:
