@@ -52,6 +52,37 @@ def test_every_class_at_every_cut_off_is_the_plain_search(spec, mode, opts, thre
         search.engine.close()
 
 
+def test_split_parts_asked_again_are_asked_for_their_whole_share():
+    """A split part's query costs about as much whatever it asks, and a refuted one raises the
+    bound by just what it asked: from the second pass of split parts alone, each is asked for
+    its whole share of what is missing by size, not half (then the class needs no third pass
+    when every part holds its share)."""
+    from optimizer.search.root_class import RootClass
+    from optimizer.search.split_part import SplitPart
+
+    game = parse_game("bulls-cows:3x4")
+    solver = NodeSolver(game, "any", table_bits=14)
+    search = TotalSearch(solver, InProcess(solver, threads=1))
+    guess, parts = search.root_classes()[0]
+    depth = game.n_codes
+    true = game.n_secrets + sum(solver.counting(len(p), depth - 1) for p in parts.values())
+    one = RootClass(search, guess, parts, depth, true + 100)
+    fid, part = one.order[0]
+    one.splits[fid] = SplitPart(fid, part, 3, [])
+    one.asking = [f for f, _ in one.order]
+    w_left = 4 * len(part)
+    need = one.best - one.lower()
+    one.split_passes = 1
+    assert one._cutoff(fid, len(part), w_left) == one.lbs[fid] + -(-need * len(part) // (
+        2 * w_left))  # half a share, as for any part
+    one.split_passes = 2
+    assert one._cutoff(fid, len(part), w_left) == one.lbs[fid] + -(-need * len(part) // w_left)
+    other = one.order[1][0]
+    assert one._cutoff(other, len(part), w_left) == one.lbs[other] + -(-need * len(part) // (
+        2 * w_left))  # a part searched whole: still half
+    search.engine.close()
+
+
 def test_a_split_part_batches_its_guesses_where_jobs_cost_a_round_trip():
     """One guess a job on threads; on an engine whose round trip outweighs a guess, enough for
     the round trip to be a twentieth of the job, never so many that a worker goes without."""
