@@ -248,11 +248,27 @@ def test_runs_sharing_a_file_or_merged_keep_each_run_s_spending(tmp_path):
     assert merged.spent_so_far("total", 5) == (42.0, 4, 4)
 
 
+def test_a_class_settled_from_facts_alone_is_not_lost_to_a_sharing_run(tmp_path):
+    """It adds a class and no CPU second: the file's copy of this run's record (rounded when
+    written, so maybe a hair above) must not win over this run's own."""
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    a, b = Checkpoint(path, game, "any"), Checkpoint(path, game, "any")
+    a.record_spent("total", 5, 10.0006, 1)
+    a.save()
+    b.record_spent("total", 5, 1.0, 0)
+    b.save()
+    a.record_spent("total", 5, 0.0, 1)
+    a.save()
+    assert Checkpoint(path, game, "any").totals["total", 5].spent[a.run_id]["classes"] == 2
+
+
 @pytest.mark.parametrize("spent, message", [
     ({"not an id!": {"cpu_seconds": 1, "classes": 1}}, "not a run id"),
     ({"abc": {"cpu_seconds": 1}}, "keys are classes, cpu_seconds"),
     ({"abc": {"cpu_seconds": -1, "classes": 1}}, "a number >= 0"),
     ({"abc": {"cpu_seconds": 1, "classes": 1.5}}, "whole number"),
+    ({"abc": {"cpu_seconds": 1e308, "classes": 1}}, "at most"),
 ])
 def test_a_malformed_record_of_spending_is_refused(tmp_path, spent, message):
     game = parse_game("mastermind:3x3")
@@ -264,6 +280,20 @@ def test_a_malformed_record_of_spending_is_refused(tmp_path, spent, message):
     data["total"]["5"]["spent"] = spent
     path.write_bytes(orjson.dumps(data))
     with pytest.raises(CheckpointError, match=message):
+        Checkpoint(path, game, "any")
+
+
+def test_an_estimate_gives_both_figures_of_its_pace_or_neither(tmp_path):
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    log = Checkpoint(path, game, "any")
+    log.record_estimate("total", 5, {"classes": 3, "core_hours": 1.0, "seconds_per_class": 2.0})
+    log.save()
+    Checkpoint(path, game, "any")  # as files written before the record of spending
+    data = orjson.loads(path.read_bytes())
+    data["total"]["5"]["estimate"]["classes_settled"] = 4  # without runs
+    path.write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match="classes_settled, runs"):
         Checkpoint(path, game, "any")
 
 

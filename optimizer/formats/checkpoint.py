@@ -43,6 +43,7 @@ from .checkpoint_io import (
     read_json,
 )
 from .facts import (
+    SPENT,
     TotalFacts,
     claimed,
     flatten,
@@ -289,7 +290,7 @@ class Checkpoint:
                     mine.estimate is None or facts.estimate["classes"] < mine.estimate["classes"]):
                 mine.estimate = facts.estimate  # the one with less left: the later state
             for run, entry in facts.spent.items():  # runs both files record: the later state
-                if run not in mine.spent or entry["cpu_seconds"] > mine.spent[run]["cpu_seconds"]:
+                if run not in mine.spent or _progress(entry) > _progress(mine.spent[run]):
                     mine.spent[run] = entry
         self._settled_parts()
         self.check()
@@ -430,8 +431,8 @@ class Checkpoint:
             return theirs if theirs[0] < mine[0] else mine
         if key[2] == "estimate":
             return mine  # this run's own measure, the newer one
-        if isinstance(key[2], str):  # a run's spending: its later state
-            return max(mine, theirs, key=lambda e: e["cpu_seconds"])
+        if isinstance(key[2], str):  # a run's spending: its own run's, else the later state
+            return mine if key[2] == SPENT + self.run_id else max(mine, theirs, key=_progress)
         try:
             return self._union(key[2], key[:2], mine, theirs)
         except CheckpointError as exc:
@@ -442,3 +443,8 @@ class Checkpoint:
                        "the false one)")
             return {"at_least": value, **{k: low[k] for k in ("lookahead", "cut") if k in low}}
 
+
+def _progress(spent: dict) -> tuple[float, int]:
+    """How far a run's spending record had come: a later state of one run's record is never
+    below an earlier one in either figure."""
+    return spent["cpu_seconds"], spent["classes"]

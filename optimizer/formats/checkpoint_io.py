@@ -29,6 +29,7 @@ OLD_FORMAT = "moo-height-checkpoint"  # version 1
 # given in Python), whose words may change while the file's facts stay.
 LISTS = "word_lists_sha256"
 RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
+MOST_SECONDS = 1e12  # CPU seconds a run can have spent (30,000 core-years)
 MEANING = {
     "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
                       "guesses",
@@ -333,7 +334,7 @@ class _Reader:
 def _estimate(raw, where: str) -> dict:
     raw = _object(raw, where)
     keys = {"classes", "core_hours", "seconds_per_class"}
-    if not keys <= set(raw) <= keys | {"classes_settled", "runs"}:
+    if set(raw) not in (keys, keys | {"classes_settled", "runs"}):
         raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))} (and "
                               "classes_settled, runs: what the pace rests on)")
     for key in ("classes", "classes_settled", "runs"):
@@ -354,6 +355,8 @@ def _spent(run: str, raw, where: str) -> dict:
         raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds")
     _count(raw["classes"], f"{where}[{run!r}].classes", 0)
     _number(raw["cpu_seconds"], f"{where}[{run!r}].cpu_seconds")
+    if raw["cpu_seconds"] > MOST_SECONDS:  # sums of such could overflow to inf, unwritable
+        raise CheckpointError(f"{where}[{run!r}].cpu_seconds: at most {MOST_SECONDS:g}")
     return raw
 
 

@@ -177,7 +177,13 @@ class RootClass:
         whatever it is asked for, and a refuted one raises its bound by just what was asked:
         half shares left half of ``need`` each pass, and Battleship's A1 C4 H2 took seven
         passes over its five large parts, the last ones for 11, 4 and 1 guesses (192 s). A first
-        pass asked for whole shares solved its 985-secret part exactly: over 300 s."""
+        pass asked for whole shares solved its 985-secret part exactly: over 300 s.
+
+        The next split part is asked while the one before still runs its last guesses, before
+        its answer lowers ``need``: the last (smallest) part of a pass may be asked for all that
+        is missing, and is then solved exactly, cheaply, or refutes the class. Counting the
+        asks still pending as done was measured and left out (four classes: 506.6 s against
+        487.9 s): larger asks of the largest part in the next pass cost more than it saved."""
         need = self.best - self.lower()
         if self.best >= INF:
             return int(INF)
