@@ -50,6 +50,13 @@ def _stop_after(monkeypatch, results: int) -> None:
     monkeypatch.setattr(RootSearch, "finished", finished)
 
 
+def _refused(path, data: dict, game, message: str) -> None:
+    """The file written as ``data`` is refused with ``message``."""
+    path.write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match=message):
+        Checkpoint(path, game, "any")
+
+
 def _true_value(game, mode, path: tuple, depth: int) -> int:
     """The least total of what a part fact is about, by the plain search."""
     _, total = plain_values(game, mode)
@@ -184,9 +191,7 @@ def test_a_bad_part_fact_is_a_clear_error(tmp_path, monkeypatch, change, message
     entry = next(e for e in data["total"][str(game.n_codes)]["parts"] if "exact" in e)
     data["total"][str(game.n_codes)]["parts"] = [entry]
     change(entry)
-    path.write_bytes(orjson.dumps(data))
-    with pytest.raises(CheckpointError, match=message):
-        Checkpoint(path, game, "any")
+    _refused(path, data, game, message)
 
 
 def test_the_estimate_is_written_and_read(tmp_path):
@@ -227,17 +232,21 @@ def test_each_run_s_spending_is_recorded_and_sets_the_next_run_s_pace(tmp_path, 
     assert log.totals["total", game.n_codes].estimate["runs"] == 2
 
 
+def _shared_writes(path, a_first: tuple, b_first: tuple, a_then: tuple):
+    """Runs a and b share one file: a writes, b writes (taking a's record in), a writes again;
+    (a, b, the records on file)."""
+    game = parse_game("mastermind:3x3")
+    a, b = Checkpoint(path, game, "any"), Checkpoint(path, game, "any")
+    for run, (cpu, classes) in ((a, a_first), (b, b_first), (a, a_then)):
+        run.record_spent("total", 5, cpu, classes)
+        run.save()
+    return a, b, Checkpoint(path, game, "any").totals["total", 5].spent
+
+
 def test_runs_sharing_a_file_or_merged_keep_each_run_s_spending(tmp_path):
     game = parse_game("mastermind:3x3")
     path = tmp_path / "cp.json"
-    a, b = Checkpoint(path, game, "any"), Checkpoint(path, game, "any")
-    a.record_spent("total", 5, 10.0, 1)
-    a.save()
-    b.record_spent("total", 5, 20.0, 2)
-    b.save()  # merges a's run with its own
-    a.record_spent("total", 5, 5.0, 0)
-    a.save()
-    spent = Checkpoint(path, game, "any").totals["total", 5].spent
+    a, b, spent = _shared_writes(path, (10.0, 1), (20.0, 2), (5.0, 0))
     assert spent == {a.run_id: {"cpu_seconds": 15.0, "classes": 1},
                      b.run_id: {"cpu_seconds": 20.0, "classes": 2}}
     other = Checkpoint(tmp_path / "other.json", game, "any")
@@ -251,16 +260,8 @@ def test_runs_sharing_a_file_or_merged_keep_each_run_s_spending(tmp_path):
 def test_a_class_settled_from_facts_alone_is_not_lost_to_a_sharing_run(tmp_path):
     """It adds a class and no CPU second: the file's copy of this run's record (rounded when
     written, so maybe a hair above) must not win over this run's own."""
-    game = parse_game("mastermind:3x3")
-    path = tmp_path / "cp.json"
-    a, b = Checkpoint(path, game, "any"), Checkpoint(path, game, "any")
-    a.record_spent("total", 5, 10.0006, 1)
-    a.save()
-    b.record_spent("total", 5, 1.0, 0)
-    b.save()
-    a.record_spent("total", 5, 0.0, 1)
-    a.save()
-    assert Checkpoint(path, game, "any").totals["total", 5].spent[a.run_id]["classes"] == 2
+    a, _, spent = _shared_writes(tmp_path / "cp.json", (10.0006, 1), (1.0, 0), (0.0, 1))
+    assert spent[a.run_id]["classes"] == 2
 
 
 @pytest.mark.parametrize("spent, message", [
@@ -278,9 +279,7 @@ def test_a_malformed_record_of_spending_is_refused(tmp_path, spent, message):
     log.save()
     data = orjson.loads(path.read_bytes())
     data["total"]["5"]["spent"] = spent
-    path.write_bytes(orjson.dumps(data))
-    with pytest.raises(CheckpointError, match=message):
-        Checkpoint(path, game, "any")
+    _refused(path, data, game, message)
 
 
 def test_an_estimate_gives_both_figures_of_its_pace_or_neither(tmp_path):
@@ -292,9 +291,7 @@ def test_an_estimate_gives_both_figures_of_its_pace_or_neither(tmp_path):
     Checkpoint(path, game, "any")  # as files written before the record of spending
     data = orjson.loads(path.read_bytes())
     data["total"]["5"]["estimate"]["classes_settled"] = 4  # without runs
-    path.write_bytes(orjson.dumps(data))
-    with pytest.raises(CheckpointError, match="classes_settled, runs"):
-        Checkpoint(path, game, "any")
+    _refused(path, data, game, "classes_settled, runs")
 
 
 def test_a_stopped_run_reports_the_bounds_its_checkpoint_proves(tmp_path, monkeypatch):
