@@ -115,6 +115,34 @@ def test_a_small_game_in_one_job_or_by_classes_finds_the_plain_optima(spec, mode
         assert search.min_total(height - 1).root is None  # no tree that low
 
 
+def test_threads_count_the_cpu_of_the_jobs_they_stop():
+    """A stopped job's result is never read, so its CPU seconds would not reach the estimate of
+    the work left: the engine counts them (RootSearch.spent)."""
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=14)
+    engine = InProcess(solver, threads=1)
+
+    running = threading.Event()
+
+    def spin(solver):  # at least 0.1 s of CPU, then until stopped
+        start = time.thread_time()
+        running.set()
+        while not solver.stop[0] or time.thread_time() - start < 0.1:
+            pass
+        return 1, None, 0, 0.0
+
+    try:
+        job = engine.submit(spin)
+        assert running.wait(10)
+        engine.cancel([job])
+        job.future.result(timeout=10)
+        assert engine.stopped_cpu >= 0.1
+        search = RootSearch(solver, engine)
+        assert search.spent() == engine.stopped_cpu
+    finally:
+        engine.close()
+
+
 def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
     from optimizer.search.strategies import total_incumbent
     from optimizer.search.total import TotalSearch

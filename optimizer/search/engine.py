@@ -28,12 +28,13 @@ import itertools
 import os
 import re
 import threading
+import time
 from concurrent import futures as cf
 
 from ..games import Game
 from ..kernels.table import table_bits
 from .handles import EVERY_JOB, Completions, EngineError, Job, cores
-from .jobs import run_job
+from .jobs import STOPPED, run_job
 from .solver import KERNELS, NodeSolver
 
 # The search is split over the cores (one thread each) only when every first-guess class leaves
@@ -245,6 +246,7 @@ class InProcess:
         self._ids = itertools.count()
         self._done = Completions()
         self.wait = self._done.wait
+        self.stopped_cpu = 0.0  # CPU seconds of the jobs stopped while they ran (RootSearch.spent)
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
         """Nothing: the jobs run on the search's own solver, which Search.ready warms."""
@@ -262,7 +264,12 @@ class InProcess:
         return solver
 
     def _run(self, job_id, fn, args):
-        return run_job(self._thread_solver(), job_id, fn, args)
+        clock = time.thread_time()
+        value = run_job(self._thread_solver(), job_id, fn, args)
+        if isinstance(value, str) and value == STOPPED:  # its result, and so its time, unread
+            with self._lock:
+                self.stopped_cpu += time.thread_time() - clock
+        return value
 
     def submit(self, fn, *args) -> Job:
         job_id = next(self._ids)

@@ -34,7 +34,7 @@ class Pace:
         """``settled`` classes were settled (0: the search stops); ``waiting``: the index of the
         first class not yet taken up (in the order of ``bounds``), ``running``: the classes taken
         up and not settled, ``cpu``: the CPU seconds of the search's finished jobs so far
-        (RootSearch.cpu). What the bar shows."""
+        (RootSearch.spent). What the bar shows."""
         self.best, self.waiting, self.running, self.cpu = best, waiting, running, cpu
         self.classes += settled
         cpu_all, settled_all, runs = self.before

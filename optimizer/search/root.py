@@ -115,6 +115,11 @@ class RootSearch:
         self.cpu += value[-1]
         return value
 
+    def spent(self) -> float:
+        """CPU seconds of the search's finished jobs, and of those it stopped where the engine
+        counts them (threads do; a Dask worker's stopped job is never read)."""
+        return self.cpu + getattr(self.engine, "stopped_cpu", 0.0)
+
     def submit(self, fn, *args):
         return self.engine.submit(fn, *args)
 

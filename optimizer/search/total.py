@@ -75,7 +75,7 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
-        pace = Pace([c[0] for c in classes], best, self.cpu,  # sorted just above
+        pace = Pace([c[0] for c in classes], best, self.spent(),  # sorted just above
                     log.spent_so_far(self.cost, depth) if log is not None else (0.0, 0, 1))
         try:
             if self.whole_game():
@@ -91,7 +91,7 @@ class TotalSearch(RootSearch):
             out.notes.append(STOPPED_EARLY)
         finally:
             bar.close()
-            pace.finish(self.cpu)
+            pace.finish(self.spent())
             self._record_pace(pace, depth)
             if log is not None:
                 log.flush()
@@ -133,7 +133,7 @@ class TotalSearch(RootSearch):
             board.settle(max(value, best), index)
             running = len(by_parts) + (len(whole.running) if whole is not None else 0)
             board.estimate = pace.update(best, todo[0] if todo else len(classes), running,
-                                         self.cpu)
+                                         self.spent())
             self._record_pace(pace, depth)
             if log is not None:
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
