@@ -347,6 +347,7 @@ def test_the_pace_is_every_run_s_spending_over_every_run_s_classes():
     """A class an earlier run half searched settles fast, and a run stopped in a long class
     settles none: only the sums over the runs on record give the pace (one 7-minute Battleship
     run, one class settled from part facts, said 3.8 core-hours where 57 to 84 was measured)."""
+    from optimizer.formats.facts import pace_text
     from optimizer.search import progress
 
     pace = progress.Pace([5, 6, 7, 9, 12], 10, before=(1000.0, 4, 3))  # 250 s a class so far
@@ -356,7 +357,7 @@ def test_the_pace_is_every_run_s_spending_over_every_run_s_classes():
     assert pace.left == {"classes": 4, "core_hours": round(4 * 1600 / 5 / 3600, 2),
                          "seconds_per_class": 320.0, "classes_settled": 5, "runs": 3}
     assert pace.spent() == (600.0, 1)
-    assert progress.pace_text(pace.left) == ("320.0 CPU seconds a class (the mean of 5 classes "
+    assert pace_text(pace.left) == ("320.0 CPU seconds a class (the mean of 5 classes "
                                              "settled in 3 runs)")
 
 

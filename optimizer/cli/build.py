@@ -77,9 +77,9 @@ def run(args: argparse.Namespace) -> Exit:
 
 def _report(game, tree, args) -> Exit:
     """Write the tree and say what it is and what it rests on."""
+    from ..formats.facts import pace_text
     from ..formats.tree_file import write_tree
     from ..objective import bound_note
-    from ..search.progress import pace_text
 
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)

@@ -52,7 +52,7 @@ def run(args) -> Exit:
 
 def show(args) -> Exit:
     from ..formats.checkpoint import Checkpoint
-    from ..search.progress import pace_text
+    from ..formats.facts import pace_text
 
     log = Checkpoint.read(args.file)
     game = log.game

@@ -55,6 +55,16 @@ class TotalFacts:
         return bool(gone)
 
 
+def pace_text(left: dict) -> str:
+    """The pace an estimate (``search.progress.Pace.left``) rests on, as people read it."""
+    each = f"{left['seconds_per_class']} CPU seconds a class"
+    if "classes_settled" not in left:  # written before the record of every run's spending
+        return f"{each} (the pace of the run that wrote it)"
+    runs, settled = left["runs"], left["classes_settled"]
+    return (f"{each} (the mean of {settled} class{'es' if settled != 1 else ''} settled in "
+            f"{runs} run{'s' if runs != 1 else ''})")
+
+
 def claimed(entry: dict) -> int:
     """A class or part fact's value: its exact value, or the bound it claims."""
     return entry["exact"] if "exact" in entry else entry["at_least"]

@@ -61,16 +61,6 @@ class Pace:
         return out
 
 
-def pace_text(left: dict) -> str:
-    """The pace an estimate (``Pace.left``) rests on, as people read it."""
-    each = f"{left['seconds_per_class']} CPU seconds a class"
-    if "classes_settled" not in left:  # written before the record of every run's spending
-        return f"{each} (the pace of the run that wrote it)"
-    runs, settled = left["runs"], left["classes_settled"]
-    return (f"{each} (the mean of {settled} class{'es' if settled != 1 else ''} settled in "
-            f"{runs} run{'s' if runs != 1 else ''})")
-
-
 class Board:
     """What a least-cost root search shows beside its bar: the best cost in hand (``value``,
     None: no tree yet), the bound proven on the whole game (the least of the classes' bounds,
