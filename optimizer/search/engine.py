@@ -266,7 +266,7 @@ class InProcess:
     def _run(self, job_id, fn, args):
         clock = time.thread_time()
         value = run_job(self._thread_solver(), job_id, fn, args)
-        if isinstance(value, str) and value == STOPPED:  # its result, and so its time, unread
+        if value is STOPPED:  # its result, and so its time, is never read
             with self._lock:
                 self.stopped_cpu += time.thread_time() - clock
         return value
