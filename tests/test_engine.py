@@ -12,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import ROOT, start_cluster, stop_processes
 from oracle import plain_optimum
@@ -141,6 +142,32 @@ def test_threads_count_the_cpu_of_the_jobs_they_stop():
         assert search.spent() == engine.stopped_cpu
     finally:
         engine.close()
+
+
+@pytest.mark.cluster
+def test_dask_workers_count_the_cpu_of_the_jobs_they_stop(cluster):
+    """The same on a Dask cluster: the workers count what a session's stopped jobs spent, and
+    the engine sums their counts."""
+    from optimizer.search.jobs import total_part
+
+    game = parse_game("bulls-cows:4x10")  # its whole least-total search: seconds of one worker
+    solver = NodeSolver(game, "any")
+    engine = Dask(solver, address=cluster)
+    try:
+        engine.ready(("total",))
+        assert engine.stopped_cpu == 0.0
+        every = np.arange(game.n_secrets, dtype=np.int32)
+        job = engine.submit(total_part, every, game.n_codes, 10**9, [], "total")
+        time.sleep(1.5)
+        engine.cancel([job])
+        end = time.monotonic() + 20
+        while engine.stopped_cpu < 0.5 and time.monotonic() < end:
+            time.sleep(0.1)
+        assert 0.5 <= engine.stopped_cpu < 60
+        assert RootSearch(solver, engine).spent() == engine.stopped_cpu
+    finally:
+        engine.close()
+    assert engine.stopped_cpu >= 0.5  # the last count, once closed
 
 
 def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():

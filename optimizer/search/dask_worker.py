@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import threading
+import time
 from collections import deque
 
 from distributed import WorkerPlugin, get_worker
@@ -25,7 +26,8 @@ SHIPPED: dict[tuple[str, str], WordGame] = {}
 
 class SolverPlugin(WorkerPlugin):
     """One solver per (SolverKey, worker thread), built on first use and kept while the worker
-    lives; and the ids of jobs cancelled before they started."""
+    lives; the ids of jobs cancelled before they started; and, by engine session, the CPU
+    seconds of its jobs stopped while they ran (their results are never read)."""
 
     name = "moo-solvers"
     idempotent = True
@@ -33,6 +35,7 @@ class SolverPlugin(WorkerPlugin):
     def __init__(self):
         self.solvers: dict = {}
         self.cancelled: deque = deque(maxlen=100_000)
+        self.stopped_cpu: dict[str, float] = {}  # a float per session while the worker lives
         self.lock = threading.Lock()
 
     def __reduce__(self):
@@ -117,7 +120,20 @@ def on_worker(key: SolverKey, job_id, fn, *args):
     plugin = _plugin(get_worker())
     if job_id in plugin.cancelled:
         return STOPPED
-    return run_job(plugin.solver(key), job_id, fn, args)
+    solver = plugin.solver(key)
+    clock = time.thread_time()
+    value = run_job(solver, job_id, fn, args)
+    if value is STOPPED:
+        session = job_id[0]
+        with plugin.lock:
+            plugin.stopped_cpu[session] = (plugin.stopped_cpu.get(session, 0.0)
+                                           + time.thread_time() - clock)
+    return value
+
+
+def stopped_cpu_on_worker(session: str, dask_worker=None) -> float:
+    """Run by ``Client.run``: CPU seconds of the session's jobs this worker stopped."""
+    return _plugin(dask_worker).stopped_cpu.get(session, 0.0)
 
 
 def cancel_on_worker(job_ids, dask_worker=None) -> None:

@@ -116,8 +116,8 @@ class RootSearch:
         return value
 
     def spent(self) -> float:
-        """CPU seconds of the search's finished jobs, and of those it stopped where the engine
-        counts them (threads do; a Dask worker's stopped job is never read)."""
+        """CPU seconds of the search's finished jobs, and of those it stopped (their results are
+        never read: the engine counts them, on threads or on the Dask workers)."""
         return self.cpu + getattr(self.engine, "stopped_cpu", 0.0)
 
     def submit(self, fn, *args):
