@@ -158,3 +158,47 @@ def test_batched_guesses_keep_their_own_facts(spec, mode, monkeypatch, tmp_path)
                                for sub in game.parts(second, part).values())
         assert value == true if exact else value <= true, (guess, fid, second)
     assert len(guesses) >= 5 and any(exact for _, _, exact in guesses)
+
+
+def test_a_class_of_split_parts_shares_what_is_missing_by_room():
+    """With a tree in hand and split parts, each part's weight is its room: its greedy tree's
+    total (an upper bound on its value, checked against the plain search) less its bound; with
+    no split part, or another cost, its size."""
+    from optimizer.search.root_class import RootClass
+
+    game = parse_game("bulls-cows:3x5")
+    _, total = plain_values(game, "any")
+    solver = NodeSolver(game, "any", table_bits=14)
+    search = TotalSearch(solver, InProcess(solver, threads=2))
+    try:
+        search.split_size = 3
+        guess, parts = search.root_classes()[0]
+        depth = game.n_codes
+        one = RootClass(search, guess, parts, depth, int(INF) - 1)
+        one._split()
+        one._rooms()
+        assert one.splits and one.upper
+        for fid, part in one.order:
+            if len(part) <= 2:
+                assert fid not in one.upper
+                continue
+            assert one.upper[fid] == solver.greedy_total(part)[0]
+            assert one.upper[fid] >= total(frozenset(int(s) for s in part), depth - 1)
+        fids = [fid for fid, _ in one.order]
+        assert one._weights(fids) == {
+            fid: max(1, one.upper[fid] - one.lbs[fid]) if fid in one.upper else 0
+            for fid in fids}
+        for plain in (RootClass(search, guess, parts, depth, int(INF)),  # no tree in hand
+                      RootClass(search, guess, {}, depth, int(INF) - 1)):  # no split part
+            plain._split()
+            plain._rooms()
+            assert plain.upper is None
+        search.cost = "deepest"
+        deep = RootClass(search, guess, parts, depth, int(INF) - 1)
+        deep._split()
+        deep._rooms()
+        assert deep.upper is None
+        assert deep._weights(fids) == {fid: len(parts[fid]) if len(parts[fid]) > 2 else 0
+                                       for fid in fids}
+    finally:
+        search.engine.close()

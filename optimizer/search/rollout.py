@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from ..kernels.bundles import INF
-from ..kernels.heuristics import ENTROPY, MINIMAX, best_guesses, choose_guess, greedy_total
+from ..kernels.heuristics import ENTROPY, MINIMAX, best_guesses, choose_guess
 from ..tree import Node, Tree, replay
 from .observer import QUIET, Observer
 from .solver import NodeSolver
@@ -40,7 +40,7 @@ class Rollout:
 
     def __init__(self, solver: NodeSolver, exact_below: int = EXACT_BELOW, rule: int = ENTROPY):
         self.solver, self.game = solver, solver.game
-        self.matrix, self.transposed, self.win, self.n_answers = self.game.answer_matrices()
+        _, self.transposed, _, self.n_answers = self.game.answer_matrices()
         self.every = solver.all_codes
         self.consistent = solver.guesses != "any"  # hard mode: consistent guesses keep hints
         self.exact_below, self.rule = exact_below, rule
@@ -63,10 +63,9 @@ class Rollout:
         """(total, rule) of the first greedy tree on ``cands`` that fits ``depth``: the rule's
         own, else Knuth's minimax (flatter: what a height limit needs); None if neither fits."""
         for rule in (self.rule, MINIMAX):
-            total, height = greedy_total(self.matrix, self.transposed, cands, self.every,
-                                         self.consistent, rule, self.win, self.n_answers)
+            total, height = self.solver.greedy_total(cands, rule)
             if height <= depth:
-                return int(total), rule
+                return total, rule
         return None
 
     def _node(self, cands: np.ndarray, path: list[int], levels: int, width: int,

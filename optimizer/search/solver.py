@@ -33,6 +33,7 @@ from ..kernels.bundles import (
     Run,
 )
 from ..kernels.height import feasible, rank_height
+from ..kernels.heuristics import ENTROPY, greedy_total
 from ..kernels.lookahead import lookahead
 from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
 from ..kernels.table import clear, new_table
@@ -224,6 +225,14 @@ class NodeSolver:
         if self.feasible(cands, depth - 1, path) >= 0:
             return 0
         return int(bounds.last_cost + bounds.guess_cost * self.counting(len(cands), depth))
+
+    def greedy_total(self, cands: np.ndarray, rule: int = ENTROPY) -> tuple[int, int]:
+        """(total, height) of ``rule``'s greedy tree on ``cands`` (kernels.heuristics), not
+        built: a quick upper bound on their least total."""
+        matrix, transposed, win, n_answers = self.game.answer_matrices()
+        total, height = greedy_total(matrix, transposed, cands, self.all_codes,
+                                     self.guesses != "any", rule, win, n_answers)
+        return int(total), int(height)
 
     def rank_height(self, cands: np.ndarray, depth: int, path=()) -> tuple[list[int], int]:
         """(the node's guesses in the height search's order, the node's branching)."""
