@@ -23,8 +23,8 @@ import optimizer.formats.checkpoint as checkpoint_module
 import optimizer.formats.files as files_module
 from optimizer.cli import main
 from optimizer.formats.checkpoint import Checkpoint
-from optimizer.formats.checkpoint_io import CheckpointError, locked
-from optimizer.formats.files import MAX_FILE_BYTES, OutputError, check_output, read_file
+from optimizer.formats.checkpoint_io import CheckpointError
+from optimizer.formats.files import MAX_FILE_BYTES, OutputError, check_output, locked, read_file
 from optimizer.formats.tree_file import TreeFileError, read_tree, write_tree
 from optimizer.games import parse_game
 from optimizer.tree import Tree, replay

@@ -17,8 +17,8 @@ run) and at the end: a run killed outright loses at most those seconds. Several 
 file: each write holds a lock (``.NAME.lock`` beside it), re-reads the file when another run has
 written it since, and merges that run's new facts with its own (``facts.three_way``), so no run
 erases another's. A write that fails (a full disk, a folder made read-only) is said in one line; the
-run goes on with its facts in memory and still writes its tree. Reading a file and its lock are in
-``checkpoint_io``.
+run goes on with its facts in memory and still writes its tree. Reading a file is in
+``checkpoint_io``, its lock in ``files``.
 """
 
 from __future__ import annotations
@@ -33,15 +33,7 @@ import orjson
 from ..games import Game, GameError
 from ..games.base import GUESS_MODES
 from ..tree import Node, Tree, printable, replay
-from .checkpoint_io import (
-    CheckpointError,
-    facts_json,
-    identity,
-    locked,
-    path_text,
-    read_facts,
-    read_json,
-)
+from .checkpoint_io import CheckpointError, facts_json, path_text, read_facts, read_json
 from .facts import (
     SPENT,
     TotalFacts,
@@ -53,7 +45,7 @@ from .facts import (
     three_way,
     unflatten,
 )
-from .files import write_atomic
+from .files import identity, locked, write_atomic
 
 
 class Checkpoint:

@@ -1,15 +1,11 @@
 """The checkpoint file on disk (docs/checkpoint-format.md): its format, reading and checking a
-file into facts and writing them back, and the lock that runs sharing one file take. The facts
-in memory are in ``facts``; what the searches do with them, in ``checkpoint``.
+file into facts and writing them back. The facts in memory are in ``facts``; what the searches do
+with them, in ``checkpoint``; the lock that runs sharing one file take, in ``files``.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +15,7 @@ from ..games import Game, GameError
 from ..objective import cost_value
 from ..tree import Node, Tree, TreeError, replay
 from .facts import TotalFacts
-from .files import link_target, read_file
+from .files import read_file
 from .tree_file import node_from_json, node_to_json
 
 FORMAT = "moo-checkpoint"
@@ -358,47 +354,6 @@ def _spent(run: str, raw, where: str) -> dict:
     if raw["cpu_seconds"] > MOST_SECONDS:  # sums of such could overflow to inf, unwritable
         raise CheckpointError(f"{where}[{run!r}].cpu_seconds: at most {MOST_SECONDS:g}")
     return raw
-
-
-def identity(path: Path) -> tuple | None:
-    """What tells one version of the file from another (each write is a new file, renamed)."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
-
-
-@contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
-    write replaces (links followed). Its holder removes it on release; a waiter that then holds
-    the lock of a removed file tries again with the current one."""
-    target = link_target(path)
-    lock = target.parent / f".{target.name}.lock"
-    while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            held = os.fstat(fd)
-            try:
-                current = os.stat(lock)
-            except FileNotFoundError:
-                current = None
-        except BaseException:
-            os.close(fd)
-            raise
-        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev,
-                                                                         held.st_ino):
-            break
-        os.close(fd)
-    try:
-        yield
-    finally:
-        try:
-            os.unlink(lock)
-        finally:
-            os.close(fd)
 
 
 def read_json(path: Path) -> dict:

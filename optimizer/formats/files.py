@@ -1,13 +1,17 @@
 """Safe file input and output: outputs written atomically (a reader sees the old file or the whole
-new one) and checked before any work; inputs read only from regular files of a bounded size.
+new one) and checked before any work; inputs read only from regular files of a bounded size; and
+what runs sharing one file (a checkpoint) take: its lock, and what tells one version from another.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import secrets
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..tree import printable
@@ -159,3 +163,44 @@ def read_file(path: str | Path, limit: int | None = None) -> bytes:
         raise OSError(errno.EFBIG, f"the file has {size:,} bytes, more than the {limit:,} "
                       f"({limit / 2**20:g} MB) a tree or checkpoint file may have", str(path))
     return raw
+
+
+def identity(path: Path) -> tuple | None:
+    """What tells one version of the file from another (each write is a new file, renamed)."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
+    write replaces (links followed). Its holder removes it on release; a waiter that then holds
+    the lock of a removed file tries again with the current one."""
+    target = link_target(path)
+    lock = target.parent / f".{target.name}.lock"
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                current = os.stat(lock)
+            except FileNotFoundError:
+                current = None
+        except BaseException:
+            os.close(fd)
+            raise
+        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev,
+                                                                         held.st_ino):
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(lock)
+        finally:
+            os.close(fd)
