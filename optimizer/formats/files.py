@@ -6,7 +6,6 @@ what runs sharing one file (a checkpoint) take: its lock, and what tells one ver
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import secrets
 import stat
@@ -179,6 +178,8 @@ def locked(path: Path) -> Iterator[None]:
     """Hold the exclusive lock of a checkpoint file: a hidden ``.NAME.lock`` next to the file a
     write replaces (links followed). Its holder removes it on release; a waiter that then holds
     the lock of a removed file tries again with the current one."""
+    import fcntl  # POSIX: only where a checkpoint is shared
+
     target = link_target(path)
     lock = target.parent / f".{target.name}.lock"
     while True:

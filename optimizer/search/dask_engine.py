@@ -59,8 +59,9 @@ class Dask:
         self._done = Completions()
         self.wait = self._done.wait
         self._session = uuid.uuid4().hex[:8]
-        self._stopped: dict[str, float] = {}  # worker -> its count of stopped_cpu, last read
-        self._stopped_gone = 0.0  # the counts of workers that restarted since (count lost)
+        # worker address -> (its process's token, its count of stopped_cpu), as last read
+        self._stopped: dict[str, tuple[str, float]] = {}
+        self._stopped_gone = 0.0  # the last counts of worker processes since replaced
         self._stopped_read = -STOPPED_EVERY  # time.monotonic() of the last reading
         self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
         self._launcher = _hold_launcher() if address is None else None
@@ -234,29 +235,33 @@ class Dask:
             client.run(cancel_on_worker, ids)
         except (OSError, TimeoutError):  # a worker gone: its jobs went with it
             pass
+        self._stopped_read = -STOPPED_EVERY  # what they spent: at the next reading
 
     @property
     def stopped_cpu(self) -> float:
         """CPU seconds of this command's jobs stopped while they ran, as each worker counts them
         (RootSearch.spent): a round trip to every worker, at most every STOPPED_EVERY seconds
-        (a search may settle a class every few milliseconds). A worker lost keeps its last
-        count; one that restarted at the same address begins a new count."""
+        (a search may settle a class every few milliseconds) and at the first reading after a
+        cancel. A worker lost keeps its last count; a new process at its address, its own. A
+        job still stopping at the last reading is not counted."""
         from .dask_worker import stopped_cpu_on_worker
 
         client = None if self._closed else self._client
-        if client is not None and time.monotonic() - self._stopped_read >= STOPPED_EVERY:
+        if (client is not None and client.status == "running"
+                and time.monotonic() - self._stopped_read >= STOPPED_EVERY):
             self._stopped_read = time.monotonic()
             try:  # a worker that fails to answer is left out ("ignore"): its last count holds
                 counts = client.run(stopped_cpu_on_worker, self._session, on_error="ignore")
             except Exception:  # noqa: BLE001 - the cluster closing: the last counts
                 counts = {}
-            for worker, cpu in counts.items():
-                if not isinstance(cpu, float):
+            for worker, count in counts.items():
+                if not isinstance(count, tuple):
                     continue
-                if cpu < self._stopped.get(worker, 0.0):
-                    self._stopped_gone += self._stopped[worker]
-                self._stopped[worker] = cpu
-        return self._stopped_gone + sum(self._stopped.values())
+                last = self._stopped.get(worker)
+                if last is not None and last[0] != count[0]:
+                    self._stopped_gone += last[1]
+                self._stopped[worker] = count
+        return self._stopped_gone + sum(cpu for _, cpu in self._stopped.values())
 
     def close(self) -> None:
         """Stop this command's jobs (an outside cluster) or its cluster, workers starting

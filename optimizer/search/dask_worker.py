@@ -10,6 +10,7 @@ import ctypes
 import hashlib
 import threading
 import time
+import uuid
 from collections import deque
 
 from distributed import WorkerPlugin, get_worker
@@ -36,6 +37,7 @@ class SolverPlugin(WorkerPlugin):
         self.solvers: dict = {}
         self.cancelled: deque = deque(maxlen=100_000)
         self.stopped_cpu: dict[str, float] = {}  # a float per session while the worker lives
+        self.born = uuid.uuid4().hex  # tells this worker's counts from an earlier process's
         self.lock = threading.Lock()
 
     def __reduce__(self):
@@ -131,9 +133,11 @@ def on_worker(key: SolverKey, job_id, fn, *args):
     return value
 
 
-def stopped_cpu_on_worker(session: str, dask_worker=None) -> float:
-    """Run by ``Client.run``: CPU seconds of the session's jobs this worker stopped."""
-    return _plugin(dask_worker).stopped_cpu.get(session, 0.0)
+def stopped_cpu_on_worker(session: str, dask_worker=None) -> tuple[str, float]:
+    """Run by ``Client.run``: (this worker process's token, CPU seconds of the session's jobs
+    it stopped)."""
+    plugin = _plugin(dask_worker)
+    return plugin.born, plugin.stopped_cpu.get(session, 0.0)
 
 
 def cancel_on_worker(job_ids, dask_worker=None) -> None:

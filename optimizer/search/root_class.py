@@ -5,11 +5,12 @@ in shares of what they miss until the class is refuted or every part is exact.
   class is refuted once it is 0, and beats ``best`` once every part is exact.
 - Pass after pass, each part not yet exact is asked for a share of ``need`` (the kernel's rule
   for a guess's parts, OPT_SHARES: half its share by weight, all of it when it is the last part
-  not exact; the weight is the part's size, or in a class of split parts its room below a
-  greedy tree, ``_weights``). Each answer is exact (below the part's cut-off) or raises the
-  part's bound by at least its share, so the passes end. A part asked for all of ``need`` is
-  usually solved exactly, which costs far more than showing it is worth its share, and most
-  classes are refuted. With no tree in hand (``best`` = INF) every part is solved in one pass.
+  not exact; the weight is the part's size or, in a class of split parts with a tree in hand
+  and the total as the cost, its room below a greedy tree: ``_weights``). Each answer is
+  exact (below the part's cut-off) or raises the part's bound by at least its share, so the
+  passes end. A part asked for all of ``need`` is usually solved exactly, which costs far more
+  than showing it is worth its share, and most classes are refuted. With no tree in hand
+  (``best`` = INF) every part is solved in one pass.
 - Jobs are fed as workers free up, at most one per worker, so each starts from what the ones
   before it proved. The largest part may run guess by guess (SplitPart), its guesses first.
 - Every answer is recorded in the checkpoint (a part's exact value and tree, or its bound; a
@@ -173,13 +174,20 @@ class RootClass:
             self._answer(fid, value, tree)
 
     def _rooms(self) -> None:
-        """In a class of split parts, when the cost is the total: the total of a greedy tree on
-        each part (``upper``), so that ``need`` is shared out by room (``_weights``)."""
+        """In a class of split parts, with a tree in hand and the total as the cost: the total
+        of a greedy tree on each part (``upper``), so that ``need`` is shared out by room
+        (``_weights``); not when a greedy tree is too tall for the depth left (its total then
+        bounds nothing)."""
         if not self.splits or self.search.cost != "total" or self.best >= INF:
             return
-        solver = self.search.solver
-        self.upper = {fid: solver.greedy_total(part)[0] for fid, part in self.order
-                      if len(part) > 2 and fid not in self.subtrees}
+        solver, upper = self.search.solver, {}
+        for fid, part in self.order:
+            if len(part) > 2 and fid not in self.subtrees:
+                total, height = solver.greedy_total(part)
+                if height > self.depth - 1:
+                    return
+                upper[fid] = total
+        self.upper = upper
 
     def _weights(self, fids: list[int]) -> dict[int, int]:
         """Each part's weight in sharing out ``need``: with ``upper``, its room (the gap between

@@ -280,6 +280,7 @@ class NodeSolver:
             self.min_total(small, 3, only=[0])
             if len(small) > 2:  # rank_total scores nodes of more than two candidates only
                 self.rank_total(small, 3)
+            self.greedy_total(small)  # the rooms of a class's parts (root_class._rooms)
         elif group == "lookahead":
             self.lookahead(small, 3, 2)
 
