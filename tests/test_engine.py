@@ -170,6 +170,38 @@ def test_dask_workers_count_the_cpu_of_the_jobs_they_stop(cluster):
     assert engine.stopped_cpu >= 0.5  # the last count, once closed
 
 
+def test_the_dask_engine_keeps_the_counts_of_lost_and_replaced_workers():
+    """The stopped-job counts as the engine sums them: a worker that does not answer keeps its
+    last count, a new process at an old address adds its own to the old one's, and the workers
+    are read again at once after a cancel, else at most every STOPPED_EVERY seconds."""
+    from optimizer.search import dask_engine
+
+    class Client:
+        status = "running"
+        answers: dict = {}
+
+        def run(self, fn, session, on_error):
+            assert fn.__name__ == "stopped_cpu_on_worker" and on_error == "ignore"
+            return dict(self.answers)
+
+    engine = Dask.__new__(Dask)  # no cluster: only the bookkeeping
+    engine._closed, engine._client, engine._session = False, Client(), "s"
+    engine._stopped, engine._stopped_gone = {}, 0.0
+    engine._stopped_read = -dask_engine.STOPPED_EVERY
+    Client.answers = {"a": ("one", 2.0), "b": ("two", 1.0)}
+    assert engine.stopped_cpu == 3.0
+    Client.answers = {"a": ("one", 5.0)}
+    assert engine.stopped_cpu == 3.0  # read less than STOPPED_EVERY ago: the last counts
+    engine._stopped_read = -dask_engine.STOPPED_EVERY  # as cancel() leaves it
+    assert engine.stopped_cpu == 6.0  # b did not answer: its last count holds
+    Client.answers = {"a": ("three", 7.0), "b": ("two", 1.5)}  # a new process at a
+    engine._stopped_read = -dask_engine.STOPPED_EVERY
+    assert engine.stopped_cpu == 5.0 + 7.0 + 1.5
+    Client.status = "closing"
+    engine._stopped_read = -dask_engine.STOPPED_EVERY
+    assert engine.stopped_cpu == 13.5  # not asked
+
+
 def test_a_whole_game_job_stopped_keeps_the_incumbent_and_a_true_bound():
     from optimizer.search.strategies import total_incumbent
     from optimizer.search.total import TotalSearch
