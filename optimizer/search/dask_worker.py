@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import threading
-import time
 import uuid
 from collections import deque
 
@@ -53,6 +52,10 @@ class SolverPlugin(WorkerPlugin):
             with self.lock:
                 self.solvers[slot] = solver
         return solver
+
+    def count_stopped(self, session: str, seconds: float) -> None:
+        with self.lock:
+            self.stopped_cpu[session] = self.stopped_cpu.get(session, 0.0) + seconds
 
     def cancel(self, job_ids) -> None:
         with self.lock:
@@ -122,15 +125,9 @@ def on_worker(key: SolverKey, job_id, fn, *args):
     plugin = _plugin(get_worker())
     if job_id in plugin.cancelled:
         return STOPPED
-    solver = plugin.solver(key)
-    clock = time.thread_time()
-    value = run_job(solver, job_id, fn, args)
-    if value is STOPPED:
-        session = job_id[0]
-        with plugin.lock:
-            plugin.stopped_cpu[session] = (plugin.stopped_cpu.get(session, 0.0)
-                                           + time.thread_time() - clock)
-    return value
+    session = job_id[0]
+    return run_job(plugin.solver(key), job_id, fn, args,
+                   lambda seconds: plugin.count_stopped(session, seconds))
 
 
 def stopped_cpu_on_worker(session: str, dask_worker=None) -> tuple[str, float]:

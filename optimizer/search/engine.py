@@ -28,13 +28,12 @@ import itertools
 import os
 import re
 import threading
-import time
 from concurrent import futures as cf
 
 from ..games import Game
 from ..kernels.table import table_bits
 from .handles import EVERY_JOB, Completions, EngineError, Job, cores
-from .jobs import STOPPED, run_job
+from .jobs import run_job
 from .solver import KERNELS, NodeSolver
 
 # The search is split over the cores (one thread each) only when every first-guess class leaves
@@ -264,12 +263,11 @@ class InProcess:
         return solver
 
     def _run(self, job_id, fn, args):
-        clock = time.thread_time()
-        value = run_job(self._thread_solver(), job_id, fn, args)
-        if value is STOPPED:  # its result, and so its time, is never read
-            with self._lock:
-                self.stopped_cpu += time.thread_time() - clock
-        return value
+        return run_job(self._thread_solver(), job_id, fn, args, self._count_stopped)
+
+    def _count_stopped(self, seconds: float) -> None:
+        with self._lock:
+            self.stopped_cpu += seconds
 
     def submit(self, fn, *args) -> Job:
         job_id = next(self._ids)
