@@ -408,9 +408,10 @@ def test_a_word_game_checkpoint_holds_to_its_lists(tmp_path, monkeypatch, capsys
 
 
 def test_a_word_game_checkpoint_is_read_from_another_folder(tmp_path, monkeypatch, capsys):
-    """Its spec names the lists relative to where the run was: from another folder they are
-    looked for beside the file too (``moo checkpoint show ../c.json`` once failed), and the
-    lists' digest still decides whether they are the same lists."""
+    """Its spec names the lists relative to the file's folder, so it is read from any folder
+    (``moo checkpoint show ../c.json`` once failed); one written before that, relative to
+    where its run was, is read with the lists found from the current folder; the lists'
+    digest decides whether they are the same lists."""
     monkeypatch.chdir(tmp_path)
     Path("a.txt").write_text("bat\ncat\nhat\nmat\nrat\nsat\n")
     Path("g.txt").write_text("chm\nbcr\n")
@@ -419,15 +420,45 @@ def test_a_word_game_checkpoint_is_read_from_another_folder(tmp_path, monkeypatc
     Path("sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
     capsys.readouterr()
-    assert moo(["checkpoint", "show", "../c.json"]) == 0
-    assert "words:a.txt,g.txt" in capsys.readouterr().out
     Path("a.txt").write_text("bat\ncat\n")  # here, other lists under the same name
-    assert moo(["checkpoint", "show", "../c.json"]) == 2
+    assert moo(["checkpoint", "show", "../c.json"]) == 0  # the file's own, beside it
+    assert "words:a.txt,g.txt" in capsys.readouterr().out
+    (tmp_path / "a.txt").rename(tmp_path / "kept.txt")
+    assert moo(["checkpoint", "show", "../c.json"]) == 2  # only this folder's a.txt is left
     assert "other word lists" in capsys.readouterr().err
     Path("a.txt").unlink()
-    (tmp_path / "a.txt").unlink()
     assert moo(["checkpoint", "show", "../c.json"]) == 2
     assert "'a.txt': cannot be read" in capsys.readouterr().err
+
+
+def test_a_word_game_checkpoint_merged_into_another_folder(tmp_path, monkeypatch, capsys):
+    """Runs in two folders, each naming its own copy of the lists, merge into a third folder;
+    the merged file names the lists from its own folder, is read from anywhere, and a run from
+    either folder goes on from it."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        Path("a.txt").write_text("bat\ncat\nhat\nmat\nrat\nsat\nvat\n")
+        Path("g.txt").write_text("chm\nbcr\n")
+        assert moo(["build", "words:a.txt,g.txt", "--objective", "total", "--checkpoint",
+                    "c.json", "-o", "t.json", "--quiet"]) == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "all").mkdir()
+    assert moo(["checkpoint", "merge", "one/c.json", "two/c.json", "-o", "all/m.json"]) == 0
+    assert orjson.loads(Path("all/m.json").read_bytes())["game"] == \
+        "words:../one/a.txt,../one/g.txt"
+    monkeypatch.chdir(tmp_path / "two")
+    capsys.readouterr()
+    assert moo(["checkpoint", "show", "../all/m.json"]) == 0
+    assert moo(["build", "words:a.txt,g.txt", "--objective", "total", "--checkpoint",
+                "../all/m.json", "-o", "u.json", "--quiet"]) == 0
+    assert orjson.loads(Path("u.json").read_bytes())["stats"] == \
+        orjson.loads(Path("t.json").read_bytes())["stats"]
+    # the run wrote the file naming its own lists, again from the file's folder
+    assert orjson.loads((tmp_path / "all/m.json").read_bytes())["game"] == \
+        "words:../two/a.txt,../two/g.txt"
+    monkeypatch.chdir(tmp_path / "one")
+    assert moo(["checkpoint", "verify", "../all/m.json"]) == 0
 
 
 def test_an_older_wordle_checkpoint_without_a_digest_is_taken_for_wordle_alone(tmp_path):

@@ -251,7 +251,7 @@ class Checkpoint:
     def add_tree(self, tree: Tree) -> None:
         """A tree found elsewhere (``moo checkpoint merge`` of a tree file): the best total
         within its height when it beats the file's (replayed here, its value checked)."""
-        if (tree.game.spec, tree.guesses) != (self.game.spec, self.guesses):
+        if (tree.game.identity, tree.guesses) != (self.game.identity, self.guesses):
             raise CheckpointError(f"a tree of {tree.game.spec} ({tree.guesses} guesses) cannot "
                                   f"join {self.game.spec} ({self.guesses})")
         result = replay(tree)
@@ -263,7 +263,7 @@ class Checkpoint:
     # --- merging -------------------------------------------------------------------------------
     def merge(self, other: Checkpoint) -> None:
         """Add ``other``'s facts; CheckpointError where the two contradict each other."""
-        if (other.game.spec, other.guesses) != (self.game.spec, self.guesses):
+        if (other.game.identity, other.guesses) != (self.game.identity, self.guesses):
             raise CheckpointError(f"{other.path}: {other.game.spec} ({other.guesses} guesses) "
                                   f"cannot be merged with {self.game.spec} ({self.guesses})")
         for guess, entry in other.refuted.items():
@@ -335,7 +335,10 @@ class Checkpoint:
 
     # --- writing -------------------------------------------------------------------------------
     def to_json(self) -> dict:
-        return facts_json(self.game, self.guesses, self.refuted, self.totals)
+        """The file's JSON (a word game's list files named from the file's folder, or the
+        current one for a checkpoint in memory)."""
+        folder = self.path.parent if self.path is not None else Path.cwd()
+        return facts_json(self.game, self.guesses, self.refuted, self.totals, folder)
 
     def save(self) -> None:
         """Write the facts to this checkpoint's file, under its lock, after merging what other

@@ -83,13 +83,13 @@ def read_facts(path: Path, game: Game, guesses: str) -> tuple[dict[int, dict],
     return reader.refuted, reader.totals
 
 
-def facts_json(game: Game, guesses: str, refuted: dict, totals: dict) -> dict:
-    """The file's JSON of a checkpoint's facts (docs/checkpoint-format.md)."""
+def facts_json(game: Game, guesses: str, refuted: dict, totals: dict, folder: Path) -> dict:
+    """The JSON of a checkpoint's facts for a file in ``folder`` (docs/checkpoint-format.md)."""
     code = game.format_code
     data = {
         "format": FORMAT,
         "version": VERSION,
-        "game": game.spec,
+        "game": game.spec_from(folder),
         "guesses": guesses,
         "meaning": MEANING,
         "height": {"refuted": {code(g): e for g, e in sorted(refuted.items())}},
@@ -156,7 +156,7 @@ class _Reader:
         unknown = set(data) - allowed
         if unknown:
             raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-        if data.get("game") != self.game.spec or data.get("guesses") != self.guesses:
+        if not self._same_game(data.get("game")) or data.get("guesses") != self.guesses:
             raise CheckpointError(
                 f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
                 f"not {self.game.spec} ({self.guesses} guesses)")
@@ -171,6 +171,14 @@ class _Reader:
         for cost in COSTS:
             for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
                 self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
+
+    def _same_game(self, spec) -> bool:
+        """Whether the file's spec is this game's: for a word game any spec of word lists (its
+        paths are the file's, relative to its folder; ``_check_lists`` compares the lists)."""
+        if not self.game.digest:
+            return spec == self.game.spec
+        return isinstance(spec, str) and (spec in ("wordle", "words") or
+                                          spec.startswith("words:"))
 
     def _check_lists(self, digest, where: str) -> None:
         """A word game's file must have been written for these very lists: a spec of files

@@ -12,6 +12,7 @@ Nothing here imports numba: the player and the verifier must start instantly.
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 
@@ -250,6 +251,17 @@ class Game:
         """What identifies the game beyond its spec, for a process that rebuilds it elsewhere (a
         Dask worker): empty, as a spec rebuilds the game anywhere; a word game's lists'."""
         return ""
+
+    @property
+    def identity(self) -> str:
+        """What a file about the game must match: its digest when it has one (a word game is
+        its lists, whatever paths name them), else its spec."""
+        return self.digest or self.spec
+
+    def spec_from(self, folder: str | os.PathLike) -> str:
+        """The spec as a file in ``folder`` names the game (a word game names its list files
+        relative to that folder, WordGame)."""
+        return self.spec
 
     # --- hard mode ---------------------------------------------------------------------------
     has_hard_mode = False  # whether the game has a hard-mode rule (word games)

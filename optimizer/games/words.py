@@ -52,8 +52,10 @@ class WordGame(Game):
     base = 3
     secret_noun = "answer"
 
-    def __init__(self, spec: str, answers: list[str], guesses: list[str]):
+    def __init__(self, spec: str, answers: list[str], guesses: list[str],
+                 files: tuple[str, ...] = ()):
         self.spec = spec
+        self.files = files  # the list files the spec names, as absolute paths (none: no files)
         self.answers = sorted(answers)
         known = set(self.answers)
         self.words = self.answers + sorted(w for w in set(guesses) if w not in known)
@@ -70,6 +72,14 @@ class WordGame(Game):
         the game is known by, since its spec (file paths, or a name) may not rebuild it there."""
         text = "\n".join(self.answers) + "\0" + "\n".join(self.words[len(self.answers):])
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def spec_from(self, folder: str | os.PathLike) -> str:
+        """``words:`` with the list files relative to ``folder``: a checkpoint names them from
+        its own folder, so that it is read from any other (one merged into another folder once
+        could not be)."""
+        if not self.files:
+            return self.spec
+        return "words:" + ",".join(os.path.relpath(f, folder) for f in self.files)
 
     def lists(self) -> tuple[list[str], list[str]]:
         """(answers, the allowed guesses that are no answer): the game, for ``WordGame(spec,
@@ -280,7 +290,7 @@ def word_game(answers: list[str], guesses: list[str] | None = None,
 
 
 def _checked_game(spec: str, answers: list[str], guesses: list[str], answers_where: str,
-                  guesses_where: str) -> WordGame:
+                  guesses_where: str, files: tuple[str, ...] = ()) -> WordGame:
     if guesses and len(guesses[0]) != len(answers[0]):
         raise GameError(f"{spec}: the words of {guesses_where} have {len(guesses[0])} letters, "
                         f"those of {answers_where} {len(answers[0])}: they must be as long")
@@ -289,7 +299,7 @@ def _checked_game(spec: str, answers: list[str], guesses: list[str], answers_whe
         raise GameError(f"{spec}: {n_codes:,} allowed guesses x {len(answers):,} answers is "
                         f"{n_codes * len(answers):,} feedback bytes, more than this tool "
                         f"handles ({MAX_CELLS:,})")
-    return WordGame(spec, answers, guesses)
+    return WordGame(spec, answers, guesses, files)
 
 
 def parse_word_spec(family: str, args: str | None, original: str,
@@ -308,15 +318,18 @@ def parse_word_spec(family: str, args: str | None, original: str,
     if len(paths) > 2 or not all(paths):
         raise GameError(f"{quote(original)}: expected words:ANSWERS or words:ANSWERS,GUESSES "
                         "(two file paths at most, without commas)")
-    lists = [read_word_list(_found(p, beside)) for p in paths]
+    found = [_found(p, beside) for p in paths]
+    lists = [read_word_list(f) for f in found]
     spec = "words:" + ",".join(paths)
     return _checked_game(spec, lists[0], lists[1] if len(paths) == 2 else [], paths[0],
-                         paths[-1])
+                         paths[-1], tuple(os.path.abspath(f) for f in found))
 
 
 def _found(path: str, beside: str | Path | None) -> str:
-    """``path``, or the same relative path in ``beside`` when only that file exists."""
-    if beside is None or os.path.isabs(path) or os.path.exists(path):
+    """``path`` relative to ``beside`` (a checkpoint's folder: the spec's paths are relative to
+    it, WordGame.spec_from) when that file exists, else as given (relative to the current
+    folder, as a file written before its paths were relative to its folder may hold)."""
+    if beside is None or os.path.isabs(path):
         return path
     there = os.path.join(beside, path)
     return there if os.path.exists(there) else path
