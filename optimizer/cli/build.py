@@ -9,7 +9,7 @@ import time
 from ..games import parse_game
 from ..games.base import GUESS_MODES
 from ..tree import checkpoint_facts, opening_note, printable, resting
-from .options import add_search_options, levels, seed
+from .options import add_search_options, levels, percent, seed
 from .options import seconds as positive_seconds
 from .signals import hold_signals, release_signals
 from .status import Exit
@@ -45,6 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "tree (the total only, up to half of it, and not when the "
                              "checkpoint holds a better tree), then exact subtrees in "
                              "the best tree in hand, the checkpoint's included, smallest first")
+    parser.add_argument("--gap", type=percent, default=0.0, metavar="PERCENT",
+                        help="least-total objectives: prove only that the best tree is within "
+                             "PERCENT of the optimum (every first guess shown to cost at least "
+                             "the best total / (1 + PERCENT/100), or a better tree found), far "
+                             "less work than proving it optimal; the tree is then not marked "
+                             "optimal and its lower bound is written")
     parser.add_argument("--first", metavar="CODE", default=None,
                         help="exact objectives: the best trees opening with this code (how "
                              "openings are ranked); the tree's meta.opening says what is proven")
@@ -64,7 +70,7 @@ def run(args: argparse.Namespace) -> Exit:
             game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
             seed=args.seed, time_limit=args.time_limit, started=args.started,
             workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
-            lookahead=args.lookahead, improve=args.improve, first=args.first),
+            lookahead=args.lookahead, improve=args.improve, first=args.first, gap=args.gap),
             Observer(quiet=args.quiet, on_finished=hold_signals))
         status = _report(game, tree, args)
     finally:
@@ -73,6 +79,20 @@ def run(args: argparse.Namespace) -> Exit:
         print(f"moo: {late[0]} came after the search had finished; the tree above is whole "
               "and written", file=sys.stderr)
     return status
+
+
+def _gap_note(tree, stats: dict) -> str:
+    """With --gap: how far the tree's total is above the total's proven bound."""
+    from ..objective import proven_bounds
+
+    search = tree.meta.get("total_search")
+    if not isinstance(search, dict) or not search.get("gap_percent"):
+        return ""
+    bound = next((v for name, _, v in proven_bounds(tree) if name == "total"), None)
+    if not bound:
+        return ""
+    gap = 100 * (stats["total"] - bound) / bound
+    return f"; the tree is {gap:.2f}% above it (--gap {search['gap_percent']:g})"
 
 
 def _report(game, tree, args) -> Exit:
@@ -98,7 +118,7 @@ def _report(game, tree, args) -> Exit:
         f"-> {printable(args.output)}"
     )
     if tree.lower_bound is not None and not tree.optimal:
-        print(resting(f"proven: {bound_note(tree)}", taken))
+        print(resting(f"proven: {bound_note(tree)}{_gap_note(tree, stats)}", taken))
     left = next((v["work_left"] for v in tree.meta.values()
                  if isinstance(v, dict) and v.get("work_left")), None)
     if stopped and left:

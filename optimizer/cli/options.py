@@ -19,6 +19,18 @@ def seconds(text: str) -> float:
     return value
 
 
+def percent(text: str) -> float:
+    """A relative gap: a finite number of percent, more than 0 and at most 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 100):
+        raise argparse.ArgumentTypeError(f"{text[:40]} is not a percentage above 0 and at most "
+                                         "100")
+    return value
+
+
 def whole_number(text: str, least: int = 0, unit: str = "", most: int | None = None,
                  most_text: str = "") -> int:
     """A whole number in ASCII digits, at least ``least`` (and at most ``most``): the one parser

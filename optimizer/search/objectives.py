@@ -52,7 +52,7 @@ class Search:
         request.check_engine()  # EngineError before any work
         self.request, self.observer = request, observer
         self.game, self.guesses, self.lookahead = game, request.guesses, request.lookahead
-        self.improve = request.improve
+        self.improve, self.gap = request.improve, request.gap
         self.deadline = request.deadline()
         self.opening = request.opening()
         self.checkpoint = None
@@ -96,6 +96,7 @@ class Search:
         search = TotalSearch(self.solver, self.engine, self.deadline, self.observer,
                              self.checkpoint, self.opening)
         search.cost, search.lookahead = cost, self.lookahead
+        search.gap = self.gap if cost == "total" else 0.0
         search.least_height = self.least_height
         return search
 
@@ -175,6 +176,10 @@ class Search:
         if obj.components == ("height",) and (self.lookahead or self.improve):
             raise ValueError("--lookahead and --improve apply to least-cost objectives (total, "
                              "deepest and their combinations), not to height alone")
+        if self.gap and "total" not in (obj.first, obj.tie):
+            raise ValueError("--gap applies to objectives with a least total (total, total@K, "
+                             "height,total, total,height), not to "
+                             f"{obj.name}")
         taken_before = self.facts_taken
         depth = obj.depth or self.game.n_secrets
         first = self._first_consistent(obj, depth)  # what to write if stopped before better

@@ -30,6 +30,7 @@ class Request:
     lookahead: int = 0  # levels of the lookahead bound raised at the root
     improve: float = 0.0  # seconds spent on a better tree to beat first (rollouts, polish)
     first: str | None = None  # an opening: the best trees that start with this code only
+    gap: float = 0.0  # percent: the least total proven within this of the best tree, not exact
 
     def __post_init__(self):
         check_guess_mode(self.game, self.guesses)
@@ -39,6 +40,8 @@ class Request:
             raise ValueError("--lookahead must be 0 or more levels")
         if self.improve < 0:
             raise ValueError("--improve must be 0 or more seconds")
+        if not 0 <= self.gap <= 100:
+            raise ValueError("--gap must be a percentage from 0 to 100")
         if self.first is not None:
             self.opening()  # GameError for a code the game does not have
             if self.objective is None:
@@ -57,9 +60,9 @@ class Request:
 
     def check_greedy(self) -> None:
         """A greedy build (no objective) refuses the exact search's options."""
-        if self.lookahead or self.improve:
-            raise ValueError("--lookahead and --improve apply to exact objectives (--objective), "
-                             "not to greedy strategies")
+        if self.lookahead or self.improve or self.gap:
+            raise ValueError("--lookahead, --improve and --gap apply to exact objectives "
+                             "(--objective), not to greedy strategies")
         if self.workers is not None or self.scheduler is not None:
             raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
                              "a greedy strategy is built in this process")

@@ -32,6 +32,7 @@ class Outcome:
     parts_taken: int = 0  # facts below the root taken from a checkpoint file
     searched: int = 0  # root classes searched now
     work_left: dict | None = None  # a stopped search: classes left, core-hours at its pace
+    gap: float = 0.0  # --gap: the percent the best was to be proven within (0: exactly)
 
     def effort(self) -> dict:
         """What a tree's ``meta`` records of this search."""
@@ -46,6 +47,8 @@ class Outcome:
             out["nodes_counted"] = "finished jobs only"
         if self.work_left:
             out["work_left"] = self.work_left
+        if self.gap:
+            out["gap_percent"] = self.gap
         return out
 
 

@@ -11,8 +11,10 @@ classes in the order of their one-step bound.
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections import deque
+from fractions import Fraction
 
 from ..formats.facts import claimed
 from ..kernels.bundles import INF, LAST_FIRST
@@ -32,6 +34,7 @@ class TotalSearch(RootSearch):
 
     cost = "total"
     lookahead = 0  # levels of the lookahead bound raised at the root before the search
+    gap = 0.0  # percent: classes need only be shown to cost at least ``goal(best)`` (--gap)
     least_height = 0  # the game's least height, when proven (0: not known)
 
     def __init__(self, *args, **kwargs):
@@ -55,7 +58,7 @@ class TotalSearch(RootSearch):
         best = int(INF) if upper is None else upper if incumbent is not None else upper + 1
         if log is not None:
             classes = self._known_bounds(classes, depth, best)
-        out = Outcome(upper or 0, incumbent, False, 0)
+        out = Outcome(upper or 0, incumbent, False, 0, gap=self.gap)
         if self.lookahead and depth >= 3:
             try:
                 classes = self.raise_bounds(classes, depth, best)
@@ -75,8 +78,9 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
-        pace = Pace([c[0] for c in classes], best, self.spent(),  # sorted just above
-                    log.spent_so_far(self.cost, depth) if log is not None else (0.0, 0, 1))
+        pace = Pace([c[0] for c in classes], self.goal(best), self.spent(),  # sorted above
+                    log.spent_so_far(self.cost, depth) if log is not None and not self.gap
+                    else (0.0, 0, 1))
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
@@ -106,8 +110,19 @@ class TotalSearch(RootSearch):
         if out.root is None:
             out.notes.append(f"no tree of height {depth} or less exists")
             return out
+        if self.gap and out.lower_bound < out.value:  # some class shown to reach the goal only
+            out.notes.append(f"proven within {self.gap:g}% (--gap), not optimal")
+            return out
         out.optimal, out.lower_bound = True, out.value
         return out
+
+    def goal(self, best: int) -> int:
+        """What a class must be shown to cost at least: ``best``, the cost in hand, or with
+        --gap the least value within the gap of it, ceil(best / (1 + gap/100)) (each class at
+        least that: the best is at most the gap above the optimum)."""
+        if not self.gap or best >= INF:
+            return best
+        return math.ceil(Fraction(best) / (1 + Fraction(self.gap) / 100))
 
     def _settle_classes(self, classes: list, depth: int, best: int, out: Outcome,
                         pace: Pace) -> None:
@@ -130,10 +145,10 @@ class TotalSearch(RootSearch):
                 out.root = root
                 if log is not None:
                     log.record_incumbent(self.cost, depth, value, root)
-            board.settle(max(value, best), index)
+            board.settle(max(value, best) if not self.gap else value, index)
             running = len(by_parts) + (len(whole.running) if whole is not None else 0)
-            board.estimate = pace.update(best, todo[0] if todo else len(classes), running,
-                                         self.spent())
+            board.estimate = pace.update(self.goal(best), todo[0] if todo else len(classes),
+                                         running, self.spent())
             self._record_pace(pace, depth)
             if log is not None:
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
@@ -142,20 +157,20 @@ class TotalSearch(RootSearch):
             while todo and not by_parts and (whole is None or whole.room()):
                 index = todo[0]
                 bound, guess, parts = classes[index]
-                if bound >= best:  # this class and every later one cannot do better
+                if bound >= self.goal(best):  # this class and every later one are done
                     bar.update(sum(len(classes[i][2]) for i in todo))
                     todo.clear()
                     return
                 todo.popleft()
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
-                if known >= best:
+                if known >= self.goal(best):
                     board.settle(known, index)
                     self.taken.add(guess)
                     bar.update(len(parts))
                 elif whole is None or not whole.on or self._has_part_facts(guess, parts, depth):
                     by_parts.append(index)
                 else:
-                    whole.send(index, guess, best)
+                    whole.send(index, guess, self.goal(best))
 
         try:
             while True:
@@ -171,7 +186,7 @@ class TotalSearch(RootSearch):
                     index = by_parts.popleft()
                     bound, guess, parts = classes[index]
                     board.index = index
-                    value, root = self.class_total(guess, parts, depth, best)
+                    value, root = self.class_total(guess, parts, depth, self.goal(best))
                     settled(index, value, root)
                 elif not todo:
                     return
@@ -182,7 +197,7 @@ class TotalSearch(RootSearch):
     def _record_pace(self, pace: Pace, depth: int) -> None:
         """What the run spent since the last record, and the estimate, into the checkpoint."""
         log = self.checkpoint
-        if log is None:
+        if log is None or self.gap:  # a class shown to reach the goal is not settled
             return
         cpu, classes = pace.spent()
         if cpu > 0 or classes:
@@ -218,7 +233,7 @@ class TotalSearch(RootSearch):
         (39,711 nodes against 48,837 by classes), 4x7 3.5 s against 5.2 s by classes on two
         threads (engine.PARALLEL_PART)."""
         return (self.engine.workers == 1 and self.checkpoint is None and not self.lookahead
-                and self.opening is None)
+                and self.opening is None and not self.gap)
 
     def game_total(self, depth: int, best: int):
         """(least cost of the whole game below ``best`` and its tree, or a bound >= best and

@@ -1,0 +1,88 @@
+"""--gap: the least total proven within a share of the best tree, not exactly. The bound it
+writes must hold (the optimum, by the plain search or the exact one, is at least it), the tree
+must be within the gap of it, and the facts it leaves in a checkpoint must be true."""
+
+import math
+
+import orjson
+import pytest
+from oracle import plain_optimum
+
+from optimizer.cli.app import main as moo
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.games import parse_game
+from optimizer.search.build import build
+from optimizer.search.request import Request
+from optimizer.tree import replay
+
+SMALL = [("mastermind:3x3", "any"), ("mastermind:2x4", "consistent"), ("bulls-cows:2x5", "any"),
+         ("battleship:2x4x2", "any"), ("moo:3,4,5", "consistent")]
+# Games whose greedy tree is above the optimum, so classes are shown to reach the goal only
+# (their optima from the exact search, itself checked against the plain one in test_exact.py).
+LARGER = [("bulls-cows:4x7", 3639), ("battleship:3x5x2", 384)]
+
+
+def within(tree, gap: float) -> tuple[int, int]:
+    """(the tree's total, its proven bound), the tree replayed and the gap checked."""
+    total = replay(tree).total
+    bound = total if tree.optimal else tree.lower_bound
+    assert bound <= total <= bound * (1 + gap / 100)
+    assert tree.optimal == (bound == total)
+    return total, bound
+
+
+@pytest.mark.parametrize("spec,mode", SMALL)
+@pytest.mark.parametrize("gap", [1.0, 10.0, 50.0])
+def test_the_bound_of_a_gap_holds_on_small_games(spec, mode, gap):
+    game = parse_game(spec)
+    _, least, _ = plain_optimum(game, mode)
+    tree = build(Request(game, objective="total", guesses=mode, gap=gap))
+    total, bound = within(tree, gap)
+    assert bound <= least <= total
+
+
+@pytest.mark.parametrize("spec,least", LARGER)
+def test_a_gap_stops_short_of_the_optimum_and_says_so(spec, least):
+    """A gap wide enough leaves the greedy tree's total above the optimum, with a bound below
+    it; the tree is not marked optimal and its meta records the gap."""
+    game = parse_game(spec)
+    tree = build(Request(game, objective="total", gap=5.0))
+    total, bound = within(tree, 5.0)
+    assert bound <= least < total and not tree.optimal
+    assert tree.meta["total_search"]["gap_percent"] == 5.0
+    assert total <= math.ceil(bound * 1.05)
+
+
+def test_a_gap_run_leaves_true_facts_and_no_pace(tmp_path):
+    """A --gap run's class bounds in the checkpoint are proven (an exact run from them finds
+    the optimum), and it records no work spent: its classes are not settled against the best,
+    so its pace would halve the estimate of what settling them costs."""
+    game, ckpt = parse_game("bulls-cows:4x7"), tmp_path / "c.json"
+    tree = build(Request(game, objective="total", gap=5.0, checkpoint=str(ckpt)))
+    _, bound = within(tree, 5.0)
+    data = orjson.loads(ckpt.read_bytes())
+    facts = data["total"][str(game.n_secrets)]
+    assert "spent" not in facts and "estimate" not in facts
+    assert min(c.get("exact", c.get("at_least")) for c in facts["classes"].values()) >= bound
+    exact = build(Request(game, objective="total", checkpoint=str(ckpt)))
+    assert exact.optimal and replay(exact).total == 3639
+    log = Checkpoint(ckpt, game, "any")
+    assert log.spent_so_far("total", game.n_secrets)[1] > 0  # the exact run's, recorded
+
+
+def test_the_command_line_refuses_a_gap_it_cannot_keep(tmp_path, capsys):
+    out = str(tmp_path / "t.json")
+    for args, says in [
+        (["--objective", "height,deepest", "--gap", "2"], "--gap applies to objectives with"),
+        (["--strategy", "minimax", "--gap", "2"], "apply to exact objectives"),
+    ]:
+        assert moo(["build", "mastermind:2x3", *args, "-o", out, "--quiet"]) == 2
+        assert says in capsys.readouterr().err
+    for text in ("0", "nan", "101", "-1", "2%"):
+        with pytest.raises(SystemExit) as stop:
+            moo(["build", "mastermind:2x3", "--objective", "total", "--gap", text, "-o", out])
+        assert stop.value.code == 2 and "not a percentage" in capsys.readouterr().err
+    assert moo(["build", "bulls-cows:4x7", "--objective", "total", "--gap", "5", "-o", out,
+                "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "not proven optimal" in text and "% above it (--gap 5)" in text
