@@ -461,6 +461,39 @@ def test_a_word_game_checkpoint_merged_into_another_folder(tmp_path, monkeypatch
     assert moo(["checkpoint", "verify", "../all/m.json"]) == 0
 
 
+def test_a_word_checkpoint_names_lists_it_can_read_back(tmp_path, monkeypatch, capsys):
+    """A way to the lists a spec cannot hold (a folder with a comma) leaves the spec as given
+    (read from where the run started, as before); a checkpoint in a folder reached through a
+    link names the lists from its real folder; a file without the lists' digest is taken only
+    under its own spec (a `words:` file is not Wordle's)."""
+    import os
+
+    for name in ("run,1", "run"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.txt").write_text("bat\ncat\nhat\nmat\nrat\nsat\n")
+    (tmp_path / "real").mkdir()
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    monkeypatch.chdir(tmp_path / "run,1")
+    assert moo(["build", "words:a.txt", "--objective", "total", "--checkpoint", "../ck.json",
+                "-o", "t.json", "--quiet"]) == 0
+    assert orjson.loads(Path("../ck.json").read_bytes())["game"] == "words:a.txt"
+    assert moo(["checkpoint", "show", "../ck.json"]) == 0
+    monkeypatch.chdir(tmp_path / "run")
+    assert moo(["build", "words:a.txt", "--objective", "total", "--checkpoint",
+                "../link/c.json", "-o", "t.json", "--quiet"]) == 0
+    monkeypatch.chdir(tmp_path / "real")
+    assert orjson.loads(Path("c.json").read_bytes())["game"] == "words:../run/a.txt"
+    capsys.readouterr()
+    assert moo(["checkpoint", "show", "c.json"]) == 0  # from its real folder
+    assert "words:../run/a.txt" in capsys.readouterr().out
+
+    data = {"format": "moo-checkpoint", "version": 2, "game": "words:other.txt",
+            "guesses": "any"}
+    Path("old.json").write_bytes(orjson.dumps(data))
+    with pytest.raises(CheckpointError, match="written for words:other.txt"):
+        Checkpoint("old.json", parse_game("wordle"), "any")
+
+
 def test_an_older_wordle_checkpoint_without_a_digest_is_taken_for_wordle_alone(tmp_path):
     """Wordle's lists are the package's own: a file of spec "wordle" from before the digest is
     read for them, and refused for other lists that a program named "wordle"."""

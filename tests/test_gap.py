@@ -4,6 +4,7 @@ must be within the gap of it, and the facts it leaves in a checkpoint must be tr
 
 import math
 
+import numpy as np
 import orjson
 import pytest
 from oracle import plain_optimum
@@ -68,6 +69,49 @@ def test_a_gap_run_leaves_true_facts_and_no_pace(tmp_path):
     assert exact.optimal and replay(exact).total == 3639
     log = Checkpoint(ckpt, game, "any")
     assert log.spent_so_far("total", game.n_secrets)[1] > 0  # the exact run's, recorded
+
+
+@pytest.mark.parametrize("objective", ["height,total", "total,height"])
+@pytest.mark.parametrize("spec,gap", [("mastermind:2x3", 50.0), ("bulls-cows:4x7", 5.0)])
+def test_a_gap_with_a_height(spec, gap, objective):
+    """The gap is the objective's least total's: height,total bounds the total at the least
+    height; total,height, when its total is reached exactly, finds the least height at it
+    exactly (its searches there have no tree to beat: with the gap they once looped, each
+    depth answering "no tree")."""
+    game = parse_game(spec)
+    _, least, at_height = plain_optimum(game) if spec == "mastermind:2x3" else (6, 3639, 3639)
+    tree = build(Request(game, objective=objective, gap=gap))
+    stats = replay(tree)
+    bound = tree.lower_bound if objective == "total,height" else tree.meta.get(
+        "total_lower_bound", stats.total)
+    if tree.optimal:
+        bound = stats.total
+    assert bound <= (least if objective == "total,height" else at_height) <= stats.total
+    assert stats.total <= bound * (1 + gap / 100)
+
+
+def test_a_gap_run_keeps_the_facts_of_the_classes_it_does_not_settle(tmp_path):
+    """A class lifted to the goal only is not settled: the facts below its first guess that an
+    earlier run left stay for the exact run that settles it; the run adds its parts' facts but
+    not its split parts' guesses'; every fact in the file is re-proved by `checkpoint verify`."""
+    game, ckpt = parse_game("bulls-cows:4x7"), tmp_path / "c.json"
+    depth = game.n_secrets
+    root = build(Request(game, objective="total", gap=5.0)).root
+    first, (fid, part) = root.guess, max(game.parts(root.guess, np.arange(game.n_secrets))
+                                         .items(), key=lambda kv: len(kv[1]))
+    earlier = Checkpoint(ckpt, game, "any")
+    earlier.record_part("total", depth, (first, fid, int(part[0])), len(part), None)  # true
+    earlier.flush()
+    tree = build(Request(game, objective="total", gap=5.0, checkpoint=str(ckpt)))
+    _, bound = within(tree, 5.0)
+    facts = Checkpoint(ckpt, game, "any").totals["total", depth]
+    best = facts.best()
+    assert best == replay(tree).total
+    assert (first, fid, int(part[0])) in facts.parts
+    lifted = {g for g, e in facts.classes.items() if e.get("at_least", best) < best}
+    assert lifted and all(len(p) == 2 or p == (first, fid, int(part[0])) for p in facts.parts)
+    assert {p[0] for p in facts.parts} <= lifted
+    assert moo(["checkpoint", "verify", str(ckpt), "--quiet"]) == 0
 
 
 def test_the_command_line_refuses_a_gap_it_cannot_keep(tmp_path, capsys):

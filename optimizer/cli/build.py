@@ -122,7 +122,9 @@ def _report(game, tree, args) -> Exit:
     left = next((v["work_left"] for v in tree.meta.values()
                  if isinstance(v, dict) and v.get("work_left")), None)
     if stopped and left:
-        print(f"left: {left['classes']} first-guess classes below the best total, about "
+        below = "the goal of --gap" if tree.meta.get("total_search", {}).get("gap_percent") \
+            else "the best total"
+        print(f"left: {left['classes']} first-guess classes below {below}, about "
               f"{left['core_hours']} core-hours at {pace_text(left)}")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} "

@@ -162,7 +162,7 @@ class Checkpoint:
                 "exact" in old or strength(old) >= strength(new)):
             return
         facts.classes[guess] = new
-        if settles(new):
+        if settles(new, facts.best()):
             self.drop_parts(cost, depth, (guess,))
         if false:  # a false fact of the file is corrected at once
             self._keep()
@@ -310,7 +310,7 @@ class Checkpoint:
         """Drop the part facts of settled classes (a merge may bring both)."""
         for (cost, depth), facts in self.totals.items():
             for guess, entry in facts.classes.items():
-                if settles(entry):
+                if settles(entry, facts.best()):
                     self.drop_parts(cost, depth, (guess,))
 
     def check(self) -> None:

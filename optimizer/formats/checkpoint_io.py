@@ -156,7 +156,8 @@ class _Reader:
         unknown = set(data) - allowed
         if unknown:
             raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-        if not self._same_game(data.get("game")) or data.get("guesses") != self.guesses:
+        if not self._same_game(data.get("game"), data.get(LISTS)) or \
+                data.get("guesses") != self.guesses:
             raise CheckpointError(
                 f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
                 f"not {self.game.spec} ({self.guesses} guesses)")
@@ -172,10 +173,11 @@ class _Reader:
             for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
                 self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
 
-    def _same_game(self, spec) -> bool:
-        """Whether the file's spec is this game's: for a word game any spec of word lists (its
-        paths are the file's, relative to its folder; ``_check_lists`` compares the lists)."""
-        if not self.game.digest:
+    def _same_game(self, spec, digest) -> bool:
+        """Whether the file's spec is this game's: for a word game with the lists' digest on
+        file any spec of word lists (its paths are the file's, relative to its folder;
+        ``_check_lists`` compares the digests). Without a digest, only the same spec."""
+        if not self.game.digest or digest is None:
             return spec == self.game.spec
         return isinstance(spec, str) and (spec in ("wordle", "words") or
                                           spec.startswith("words:"))

@@ -27,6 +27,10 @@ class TotalFacts:
     # the classes it settled, summed over every run into the pace of the estimate
     spent: dict[str, dict] = field(default_factory=dict)
 
+    def best(self) -> int | None:
+        """The best tree's cost, when one is on file."""
+        return self.incumbent[0] if self.incumbent is not None else None
+
     def spent_in_all(self) -> tuple[float, int, int]:
         """(CPU seconds, classes settled, runs) of every run on record."""
         return (sum(e["cpu_seconds"] for e in self.spent.values()),
@@ -81,11 +85,14 @@ def strength(entry: dict) -> tuple[int, int]:
     return entry["at_least"], levels_done(entry)
 
 
-def settles(entry: dict) -> bool:
+def settles(entry: dict, best: int | None = None) -> bool:
     """Whether a class fact ends its class's search (an exact value, or a bound a cut-off
     against the best tree proved), so that its part facts say nothing more; a lookahead bound
-    below the best tree does not."""
-    return "lookahead" not in entry
+    does not, nor a bound below ``best`` (the best tree's cost, when on file: a --gap run's,
+    which lifted the class to its goal only)."""
+    if "exact" in entry:
+        return True
+    return "lookahead" not in entry and (best is None or entry["at_least"] >= best)
 
 
 def flatten(refuted: dict, totals: dict) -> dict:

@@ -76,10 +76,14 @@ class WordGame(Game):
     def spec_from(self, folder: str | os.PathLike) -> str:
         """``words:`` with the list files relative to ``folder``: a checkpoint names them from
         its own folder, so that it is read from any other (one merged into another folder once
-        could not be)."""
+        could not be). Links resolved first (a folder reached through one is another place).
+        When the way there names a folder a spec cannot hold (a comma, spaces at its ends),
+        the spec as given (relative to where the run started)."""
         if not self.files:
             return self.spec
-        return "words:" + ",".join(os.path.relpath(f, folder) for f in self.files)
+        there = os.path.realpath(folder)
+        paths = [os.path.relpath(f, there) for f in self.files]
+        return "words:" + ",".join(paths) if all(map(_spec_path, paths)) else self.spec
 
     def lists(self) -> tuple[list[str], list[str]]:
         """(answers, the allowed guesses that are no answer): the game, for ``WordGame(spec,
@@ -322,7 +326,12 @@ def parse_word_spec(family: str, args: str | None, original: str,
     lists = [read_word_list(f) for f in found]
     spec = "words:" + ",".join(paths)
     return _checked_game(spec, lists[0], lists[1] if len(paths) == 2 else [], paths[0],
-                         paths[-1], tuple(os.path.abspath(f) for f in found))
+                         paths[-1], tuple(os.path.realpath(f) for f in found))
+
+
+def _spec_path(path: str) -> bool:
+    """Whether a ``words:`` spec can name this path (it splits at commas and strips spaces)."""
+    return "," not in path and path == path.strip()
 
 
 def _found(path: str, beside: str | Path | None) -> str:

@@ -96,7 +96,6 @@ class Search:
         search = TotalSearch(self.solver, self.engine, self.deadline, self.observer,
                              self.checkpoint, self.opening)
         search.cost, search.lookahead = cost, self.lookahead
-        search.gap = self.gap if cost == "total" else 0.0
         search.least_height = self.least_height
         return search
 
@@ -109,16 +108,20 @@ class Search:
         return out
 
     def min_total(self, depth: int, upper: int | None = None, incumbent: Node | None = None,
-                  cost: str = "total") -> Outcome:
+                  cost: str = "total", gap: float = 0.0) -> Outcome:
         """Least cost within ``depth`` (kernels.bundles.COSTS); ``incumbent``: a tree to beat,
-        ``upper`` its cost."""
+        ``upper`` its cost; ``gap``: percent, the least total proven only within it of the
+        best tree (--gap: the objective's own total search, never a search that needs the
+        exact value, such as total,height's least height at the least total)."""
         # The height kernels only where something calls them: the rollouts (a tree's fit within
         # a depth limit); loading them for nothing was a tenth of a small game's command.
         rollouts = bool(self.improve) and cost == "total"
         self.ready(("total",) + ("lookahead",) * bool(self.lookahead) + ("height",) * rollouts)
         if self.improve:
             upper, incumbent = self._improved(depth, upper, incumbent, cost)
-        out = self.total_search(cost).min_total(depth, upper, incumbent)
+        search = self.total_search(cost)
+        search.gap = gap
+        out = search.min_total(depth, upper, incumbent)
         self.facts_taken += out.taken + out.parts_taken
         return out
 
@@ -217,7 +220,8 @@ class Search:
             if obj.tie == "deepest":
                 return step.then(self._deepest(out.value, out.root, out.value))
             start = _total_of(self.game, self.guesses, out.root), out.root
-            total = self.min_total(out.value, *self.total_start(out.value, start))
+            total = self.min_total(out.value, *self.total_start(out.value, start),
+                                   gap=self.gap)
             meta = {"total_search": total.effort()}
             if not total.optimal:  # the height is proven; the tie-break is not
                 meta["total_lower_bound"] = int(total.lower_bound)
@@ -268,7 +272,7 @@ class Search:
 
     def _total_first(self, obj: Objective, depth: int, first: Outcome) -> Step:
         out = self.min_total(depth, *self.total_start(
-            depth, (first.value, first.root) if first.root else (None, None)))
+            depth, (first.value, first.root) if first.root else (None, None)), gap=self.gap)
         step = Step(out, meta={"total_search": out.effort()})
         if obj.tie == "height" and out.optimal:
             out = self._least_height_at_total(out)

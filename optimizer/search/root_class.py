@@ -230,8 +230,11 @@ class RootClass:
         return self.lbs[fid] + need
 
     def _record(self, path: tuple, value: int, tree: Node | None) -> None:
+        """Into the checkpoint, but a split part's guesses in a --gap run: its class, lifted to
+        the goal only, is not settled, so its facts would stay (thousands a class, where the
+        class takes seconds to lift again)."""
         log = self.search.checkpoint
-        if log is not None:
+        if log is not None and not (self.search.gap and len(path) > 2):
             log.record_part(self.search.cost, self.depth, path, value, tree)
 
     def _show(self, split: SplitPart) -> None:

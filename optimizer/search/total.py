@@ -61,7 +61,7 @@ class TotalSearch(RootSearch):
         out = Outcome(upper or 0, incumbent, False, 0, gap=self.gap)
         if self.lookahead and depth >= 3:
             try:
-                classes = self.raise_bounds(classes, depth, best)
+                classes = self.raise_bounds(classes, depth, self.goal(best))
             except (KeyboardInterrupt, TimeoutError):
                 out.stopped = True
                 out.notes.append(STOPPED_EARLY)
