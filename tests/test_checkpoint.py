@@ -487,6 +487,14 @@ def test_a_word_checkpoint_names_lists_it_can_read_back(tmp_path, monkeypatch, c
     assert moo(["checkpoint", "show", "c.json"]) == 0  # from its real folder
     assert "words:../run/a.txt" in capsys.readouterr().out
 
+    (tmp_path / "store").mkdir()  # a checkpoint that is a link to a file elsewhere
+    os.symlink(tmp_path / "store" / "real.json", tmp_path / "run" / "ln.json")
+    monkeypatch.chdir(tmp_path / "run")
+    assert moo(["build", "words:a.txt", "--objective", "total", "--checkpoint", "ln.json",
+                "-o", "t.json", "--quiet"]) == 0
+    monkeypatch.chdir(tmp_path)
+    assert moo(["checkpoint", "show", "store/real.json"]) == 0
+
     data = {"format": "moo-checkpoint", "version": 2, "game": "words:other.txt",
             "guesses": "any"}
     Path("old.json").write_bytes(orjson.dumps(data))

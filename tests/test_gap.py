@@ -114,6 +114,31 @@ def test_a_gap_run_keeps_the_facts_of_the_classes_it_does_not_settle(tmp_path):
     assert moo(["checkpoint", "verify", str(ckpt), "--quiet"]) == 0
 
 
+def test_a_gap_on_one_thread_starts_from_the_greedy_tree():
+    """On one thread a game may be searched as one job, whose start is the first tree at hand;
+    a gap run goes by classes, so it needs a tree to beat: within a depth limit the first one
+    may not fit, and the gap was then ignored (an exact search, marked optimal)."""
+    game = parse_game("bulls-cows:4x7")
+    tree = build(Request(game, objective="total@6", gap=5.0, workers=1))
+    total, bound = within(tree, 5.0)
+    assert not tree.optimal and bound <= 3639 < total
+
+
+def test_a_better_tree_settles_the_classes_a_gap_run_lifted(tmp_path):
+    """A class a gap run lifted to the goal keeps its facts below the first guess; once a
+    better tree makes its bound reach the best, they are dropped, so no class whose fact
+    settles it keeps any."""
+    game, ckpt = parse_game("battleship:3x5x2"), tmp_path / "c.json"
+    build(Request(game, objective="total", gap=2.0, checkpoint=str(ckpt)))
+    exact = build(Request(game, objective="total", checkpoint=str(ckpt)))
+    assert exact.optimal and replay(exact).total == 384
+    facts = Checkpoint(ckpt, game, "any").totals["total", game.n_secrets]
+    for path in facts.parts:
+        entry = facts.classes.get(path[0])
+        assert entry is None or "exact" not in entry and entry["at_least"] < facts.best()
+    assert moo(["checkpoint", "verify", str(ckpt), "--quiet"]) == 0
+
+
 def test_the_command_line_refuses_a_gap_it_cannot_keep(tmp_path, capsys):
     out = str(tmp_path / "t.json")
     for args, says in [

@@ -45,7 +45,7 @@ from .facts import (
     three_way,
     unflatten,
 )
-from .files import identity, locked, write_atomic
+from .files import identity, link_target, locked, write_atomic
 
 
 class Checkpoint:
@@ -85,7 +85,7 @@ class Checkpoint:
 
         data = read_json(Path(path))
         try:
-            game = parse_game(str(data.get("game")), beside=Path(path).parent)
+            game = parse_game(str(data.get("game")), beside=link_target(path).parent)
         except GameError as exc:
             raise CheckpointError(f"{path}: 'game': {exc}") from None
         guesses = data.get("guesses")
@@ -160,6 +160,8 @@ class Checkpoint:
                 new["cut"] = True
         if old is not None and not exact and not false and (
                 "exact" in old or strength(old) >= strength(new)):
+            if settles(old, facts.best()):  # settled since by a better tree (a --gap bound)
+                self.drop_parts(cost, depth, (guess,))
             return
         facts.classes[guess] = new
         if settles(new, facts.best()):
@@ -191,6 +193,7 @@ class Checkpoint:
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         if facts.incumbent is None or value < facts.incumbent[0]:
             facts.incumbent = (int(value), root)
+            self._settled_parts()  # a bound below the old tree may reach the new one
             self._keep()
 
     def part_fact(self, cost: str, depth: int, path: tuple[int, ...]) -> dict | None:
@@ -307,10 +310,14 @@ class Checkpoint:
         return a if strength(a) >= strength(b) else b
 
     def _settled_parts(self) -> None:
-        """Drop the part facts of settled classes (a merge may bring both)."""
+        """Drop the part facts of settled classes (a merge may bring both; a better tree may
+        settle a --gap bound). Only the few classes with part facts are looked at: a pass over
+        every class, each a pass over the parts, took seconds on Battleship's file."""
         for (cost, depth), facts in self.totals.items():
-            for guess, entry in facts.classes.items():
-                if settles(entry, facts.best()):
+            best = facts.best()
+            for guess in {path[0] for path in facts.parts}:
+                entry = facts.classes.get(guess)
+                if entry is not None and settles(entry, best):
                     self.drop_parts(cost, depth, (guess,))
 
     def check(self) -> None:
@@ -337,7 +344,7 @@ class Checkpoint:
     def to_json(self) -> dict:
         """The file's JSON (a word game's list files named from the file's folder, or the
         current one for a checkpoint in memory)."""
-        folder = self.path.parent if self.path is not None else Path.cwd()
+        folder = link_target(self.path).parent if self.path is not None else Path.cwd()
         return facts_json(self.game, self.guesses, self.refuted, self.totals, folder)
 
     def save(self) -> None:

@@ -288,7 +288,7 @@ class Search:
         better greedy tree. A game searched as one job finds its optimum as quickly without the
         greedy tree (the same nodes on Mastermind 4x6, moo 10,11,12 and Bulls and Cows 4 of 7),
         so it is not built there; searched by classes, every job starts from the best bound."""
-        if self.total_search().whole_game():
+        if self.total_search().whole_game() and not self.gap:  # a gap run goes by classes
             return start
         return total_incumbent(self.game, self.guesses, depth, self.deadline, start,
                                self.opening)
