@@ -250,3 +250,21 @@ def test_the_player_says_nothing_of_a_proof_a_greedy_tree_claims(minimax, tmp_pa
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert "I follow a stored strategy (minimax, at most 4 guesses)." in done.stdout
     assert "proven" not in done.stdout
+
+
+def test_improve_after_a_height_search_and_its_own_facts(tmp_path):
+    """--improve's rollouts run on the caller's solver outside any job: after a height search
+    whose last job was stopped they once found its stop flag set and failed (a traceback).
+    With a new checkpoint, the opening --improve settles is this run's own fact, not one
+    taken from earlier runs; a second run takes it."""
+    ckpt, out = str(tmp_path / "c.json"), str(tmp_path / "t.json")
+    assert moo(["build", "bulls-cows:4x7", "--objective", "height,total", "--improve", "0.2",
+                "-o", out, "--quiet"]) == 0
+    tree = read_tree(out)
+    assert tree.optimal and replay(tree).total == 3639
+    assert moo(["build", "bulls-cows:3x6", "--objective", "total,height", "--improve", "0.2",
+                "--checkpoint", ckpt, "-o", out, "--quiet"]) == 0
+    assert checkpoint_facts(read_tree(out)) == 0
+    assert moo(["build", "bulls-cows:3x6", "--objective", "total", "--checkpoint", ckpt,
+                "-o", out, "--quiet"]) == 0
+    assert checkpoint_facts(read_tree(out)) > 0

@@ -71,7 +71,9 @@ class Checkpoint:
         self._saved_at = time.monotonic()
         self._save_cost = 0.0  # seconds the last write of the file took
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
-        self._own: set[tuple] = set()  # (cost, depth, path) of the part facts this run recorded
+        # (cost, depth, path) of the part facts this run recorded, and (cost, depth, (guess,)) of
+        # its class facts
+        self._own: set[tuple] = set()
         self.run_id = uuid.uuid4().hex[:16]  # this run's key in the record of work spent
         if load and self.path is not None and self.path.exists():
             self._seen = identity(self.path)  # before reading: a later change is not missed
@@ -114,14 +116,27 @@ class Checkpoint:
         least (exact values included; 0: nothing known). For the total, a fact within a larger
         depth limit is a bound too (more depth can only lower a total); the other costs count the
         secrets at the depth limit itself, so only facts of the same limit are."""
-        best = 0
+        return self._class_bound(cost, guess, depth)[0]
+
+    def taken_class(self, cost: str, guess: int, depth: int) -> bool:
+        """Whether ``total_lower_bound`` rests on a fact this run did not record itself (one an
+        earlier run left: what a claim resting on the file counts)."""
+        value, limit = self._class_bound(cost, guess, depth)
+        return value > 0 and (cost, limit, (guess,)) not in self._own
+
+    def _class_bound(self, cost: str, guess: int, depth: int) -> tuple[int, int]:
+        """(``total_lower_bound``, the depth limit of the fact that gives it; this run's own
+        among equals)."""
+        best, where = 0, depth
         for (kind, limit), facts in self.totals.items():
             entry = facts.classes.get(guess)
             if entry is None or kind != cost:
                 continue
             if limit == depth or (cost == "total" and limit > depth):
-                best = max(best, claimed(entry))
-        return best
+                value = claimed(entry)
+                if value > best or value == best and (cost, limit, (guess,)) in self._own:
+                    best, where = value, limit
+        return best, where
 
     def lookahead_levels(self, cost: str, guess: int, depth: int) -> int:
         """How many levels of the lookahead bound of this class within ``depth`` earlier runs
@@ -164,6 +179,7 @@ class Checkpoint:
                 self.drop_parts(cost, depth, (guess,))
             return
         facts.classes[guess] = new
+        self._own.add((cost, depth, (guess,)))
         if settles(new, facts.best()):
             self.drop_parts(cost, depth, (guess,))
         if false:  # a false fact of the file is corrected at once

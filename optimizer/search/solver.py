@@ -134,10 +134,14 @@ class NodeSolver:
             self.stop[0] = 0
 
     def finish(self) -> bool:
-        """A job ends; whether it was cancelled while running (its answers are then not facts)."""
+        """A job ends; whether it was cancelled while running (its answers are then not facts).
+        The flag is cleared: the caller's own solver also serves calls outside jobs (the
+        rollouts of --improve after a height search, which once found it set and failed)."""
         with self._lock:
             self._job = None
-            return bool(self.stop[0])
+            stopped = bool(self.stop[0])
+            self.stop[0] = 0
+            return stopped
 
     def cancel(self, job_ids) -> bool:
         """Stop the running job if it is one of ``job_ids`` (from another thread); the kernels

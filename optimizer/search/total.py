@@ -165,7 +165,7 @@ class TotalSearch(RootSearch):
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
                 if known >= self.goal(best):
                     board.settle(known, index)
-                    self.taken.add(guess)
+                    self._took(guess, depth)
                     bar.update(len(parts))
                 elif whole is None or not whole.on or self._has_part_facts(guess, parts, depth):
                     by_parts.append(index)
@@ -221,10 +221,16 @@ class TotalSearch(RootSearch):
         for bound, guess, parts in classes:
             known = self.checkpoint.total_lower_bound(self.cost, guess, depth)
             if known > bound and bound < best:
-                self.taken.add(guess)
+                self._took(guess, depth)
                 bound = known
             out.append((bound, guess, parts))
         return out
+
+    def _took(self, guess: int, depth: int) -> None:
+        """A class's bound comes from the checkpoint: counted as taken unless this run proved
+        it (--improve's exact subtrees record their opening's class before the search)."""
+        if self.checkpoint.taken_class(self.cost, guess, depth):
+            self.taken.add(guess)
 
     def whole_game(self) -> bool:
         """Whether the root is one job: one thread, with nothing to record per class. The
@@ -291,7 +297,7 @@ class TotalSearch(RootSearch):
                 level[guess] = log.lookahead_levels(self.cost, guess, depth)
                 if known > bound:
                     classes[i] = (known, guess, parts)
-                    self.taken.add(guess)
+                    self._took(guess, depth)
             else:
                 level[guess] = 0
         heap = [(b, g) for b, g, _ in classes if b < best and level[g] < self.lookahead]
