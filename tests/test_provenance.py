@@ -268,3 +268,66 @@ def test_improve_after_a_height_search_and_its_own_facts(tmp_path):
     assert moo(["build", "bulls-cows:3x6", "--objective", "total", "--checkpoint", ckpt,
                 "-o", out, "--quiet"]) == 0
     assert checkpoint_facts(read_tree(out)) > 0
+
+
+def test_a_fact_another_run_made_stronger_is_theirs(tmp_path):
+    """A class or part fact this run recorded, then raised by another run sharing the file, is
+    that run's: a claim resting on it counts it as taken from the file."""
+    from optimizer.search.solver import NodeSolver
+
+    game = parse_game("mastermind:3x4")
+    depth, path = game.n_secrets, tmp_path / "c.json"
+    guess = int(game.first_guesses()[0])
+    solver = NodeSolver(game)
+    fid, part = max(game.parts(guess, solver.root()).items(), key=lambda kv: len(kv[1]))
+    low = solver.counting(len(part), depth - 1, "total")  # the least a part fact may say
+    mine = Checkpoint(path, game, "any")
+    mine.record_total("total", guess, depth, 150, exact=False)
+    mine.record_part("total", depth, (guess, fid), low, None)
+    mine.flush()
+    assert not mine.taken_class("total", guess, depth)
+    assert mine.proved_here("total", depth, (guess, fid))
+    theirs = Checkpoint(path, game, "any")
+    theirs.record_total("total", guess, depth, 160, exact=False)
+    theirs.record_part("total", depth, (guess, fid), low + 1, None)
+    theirs.flush()
+    mine.record_total("total", int(game.first_guesses()[1]), depth, 150, exact=False)
+    mine.flush()  # takes the other run's facts in as it writes
+    assert mine.total_lower_bound("total", guess, depth) == 160
+    assert mine.taken_class("total", guess, depth)
+    assert not mine.proved_here("total", depth, (guess, fid))
+
+
+def test_part_facts_under_a_lookahead_sweep_are_counted(tmp_path):
+    """The lookahead sweep builds class bounds on the file's part facts: the claim counts them.
+    False ones (far above the truth) clear every class with no search by parts, and the claim
+    once said it rested on nothing."""
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+    from optimizer.search.solver import NodeSolver
+
+    game, path = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    log, root = Checkpoint(path, game, "any"), NodeSolver(game).root()
+    for guess in game.first_guesses():
+        parts = game.parts(int(guess), root)
+        fid = max(parts, key=lambda f: len(parts[f]))
+        log.record_part("total", game.n_secrets, (int(guess), int(fid)), 10**6, None)
+    log.flush()
+    tree = build(Request(game, objective="total", checkpoint=str(path), lookahead=1,
+                         workers=1))
+    assert replay(tree).total >= 206 and checkpoint_facts(tree) >= 1
+
+
+def test_a_refused_merge_writes_nothing(tmp_path, capsys):
+    """A tree merged into a file it contradicts is refused before anything is written."""
+    game, path = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    log = Checkpoint(path, game, "any")
+    for guess in game.first_guesses():
+        log.record_total("total", int(guess), 4, 10**6, exact=False)  # false within 4
+    log.flush()
+    tree = tmp_path / "t.json"
+    assert moo(["build", "mastermind:3x4", "--objective", "total", "-o", str(tree),
+                "--quiet"]) == 0
+    out = tmp_path / "out.json"
+    assert moo(["checkpoint", "merge", str(path), str(tree), "-o", str(out)]) == 2
+    assert "contradiction" in capsys.readouterr().err and not out.exists()

@@ -72,8 +72,9 @@ class Checkpoint:
         self._save_cost = 0.0  # seconds the last write of the file took
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         # (cost, depth, path) of the part facts this run recorded, and (cost, depth, (guess,)) of
-        # its class facts
-        self._own: set[tuple] = set()
+        # its class facts, each with the value it recorded (a stronger one merged in from
+        # another run is that run's)
+        self._own: dict[tuple, int] = {}
         self.run_id = uuid.uuid4().hex[:16]  # this run's key in the record of work spent
         if load and self.path is not None and self.path.exists():
             self._seen = identity(self.path)  # before reading: a later change is not missed
@@ -122,7 +123,11 @@ class Checkpoint:
         """Whether ``total_lower_bound`` rests on a fact this run did not record itself (one an
         earlier run left: what a claim resting on the file counts)."""
         value, limit = self._class_bound(cost, guess, depth)
-        return value > 0 and (cost, limit, (guess,)) not in self._own
+        return value > 0 and not self._mine((cost, limit, (guess,)), value)
+
+    def _mine(self, key: tuple, value: int) -> bool:
+        """Whether this run recorded the fact ``key`` with ``value`` (or a stronger one)."""
+        return self._own.get(key, -1) >= value
 
     def _class_bound(self, cost: str, guess: int, depth: int) -> tuple[int, int]:
         """(``total_lower_bound``, the depth limit of the fact that gives it; this run's own
@@ -134,7 +139,7 @@ class Checkpoint:
                 continue
             if limit == depth or (cost == "total" and limit > depth):
                 value = claimed(entry)
-                if value > best or value == best and (cost, limit, (guess,)) in self._own:
+                if value > best or value == best and self._mine((cost, limit, (guess,)), value):
                     best, where = value, limit
         return best, where
 
@@ -179,7 +184,7 @@ class Checkpoint:
                 self.drop_parts(cost, depth, (guess,))
             return
         facts.classes[guess] = new
-        self._own.add((cost, depth, (guess,)))
+        self._own[cost, depth, (guess,)] = int(value)
         if settles(new, facts.best()):
             self.drop_parts(cost, depth, (guess,))
         if false:  # a false fact of the file is corrected at once
@@ -205,12 +210,18 @@ class Checkpoint:
                 upper, root = facts.incumbent
         return upper, root
 
-    def record_incumbent(self, cost: str, depth: int, value: int, root: Node) -> None:
+    def record_incumbent(self, cost: str, depth: int, value: int, root: Node,
+                         save: bool = True) -> None:
+        """A better tree within ``depth``; written at once unless ``save`` is False (a merge,
+        which checks the whole before it writes)."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         if facts.incumbent is None or value < facts.incumbent[0]:
             facts.incumbent = (int(value), root)
             self._settled_parts()  # a bound below the old tree may reach the new one
-            self._keep()
+            if save:
+                self._keep()
+            else:
+                self._dirty = True
 
     def part_fact(self, cost: str, depth: int, path: tuple[int, ...]) -> dict | None:
         """What the file says of the part (or the part's opening) ``path`` leads to, within
@@ -219,8 +230,10 @@ class Checkpoint:
         return facts.parts.get(tuple(path)) if facts is not None else None
 
     def proved_here(self, cost: str, depth: int, path: tuple[int, ...]) -> bool:
-        """Whether this run recorded the part fact on ``path`` (a fact it did not take)."""
-        return (cost, depth, tuple(path)) in self._own
+        """Whether this run recorded the part fact on ``path`` as it is on file (a fact it did
+        not take; one another run made stronger since is that run's)."""
+        fact = self.part_fact(cost, depth, path)
+        return fact is not None and self._mine((cost, depth, tuple(path)), claimed(fact))
 
     def record_part(self, cost: str, depth: int, path: tuple[int, ...], value: int,
                     tree: Node | None) -> None:
@@ -230,7 +243,7 @@ class Checkpoint:
         path = tuple(int(x) for x in path)
         if not facts.set_part(path, value, tree):
             return
-        self._own.add((cost, depth, path))
+        self._own[cost, depth, path] = claimed(facts.parts[path])
         self._keep_soon(self.save_every)
 
     def drop_parts(self, cost: str, depth: int, prefix: tuple[int, ...]) -> None:
@@ -276,7 +289,7 @@ class Checkpoint:
         result = replay(tree)
         if result.defects:
             raise CheckpointError(f"the tree does not replay: {result.defects[0]}")
-        self.record_incumbent("total", result.height, result.total, tree.root)
+        self.record_incumbent("total", result.height, result.total, tree.root, save=False)
         self.check()
 
     # --- merging -------------------------------------------------------------------------------

@@ -279,11 +279,16 @@ class InProcess:
             return list(self._solvers) or [self.solver]
 
     def cancel(self, jobs: list[Job]) -> None:
+        """Stop the jobs. With one thread, whose jobs run on the caller's own solver, wait for
+        those that run to return (at their next node): the caller may use the solver next, and
+        would find its stop flag still set (--improve's rollouts after a height search)."""
         for job in jobs:
             job.future.cancel()
         ids = {job.id for job in jobs}
         for solver in self._every_solver():
             solver.cancel(ids)
+        if self.workers == 1:
+            cf.wait([job.future for job in jobs])
 
     def close(self) -> None:
         for solver in self._every_solver():

@@ -313,6 +313,8 @@ class TotalSearch(RootSearch):
             if (guess, fid) not in proven and log is not None:
                 fact = log.part_fact(self.cost, depth, (guess, fid))
                 proven[guess, fid] = 0 if fact is None else claimed(fact)
+                if fact is not None and not log.proved_here(self.cost, depth, (guess, fid)):
+                    self.parts_taken += 1  # what the bounds built on it rest on
             return proven.get((guess, fid), 0)
 
         def raised_part(guess: int, fid: int, lb: int) -> None:
