@@ -287,8 +287,9 @@ class InProcess:
         ids = {job.id for job in jobs}
         for solver in self._every_solver():
             solver.cancel(ids)
-        if self.workers == 1:
-            cf.wait([job.future for job in jobs])
+        if self.workers == 1:  # again while one runs: a job starting just now clears the flag
+            while cf.wait([job.future for job in jobs], timeout=0.05).not_done:
+                self.solver.cancel(ids)
 
     def close(self) -> None:
         for solver in self._every_solver():

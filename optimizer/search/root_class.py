@@ -91,7 +91,7 @@ class RootClass:
             if fact is None:
                 continue
             if not log.proved_here(self.search.cost, self.depth, (self.guess, fid)):
-                self.search.parts_taken += 1
+                self.search.parts_taken.add((self.guess, fid))
             if "exact" in fact:
                 self.lbs[fid], self.subtrees[fid] = fact["exact"], fact["tree"]
             else:
@@ -114,9 +114,17 @@ class RootClass:
             self._check()
             split = self.splits[fid] = SplitPart(fid, part, branching, ranked)
             if s.checkpoint is not None:
-                s.parts_taken += split.take(
-                    lambda second, fid=fid: s.checkpoint.part_fact(s.cost, self.depth,
-                                                                   (self.guess, fid, second)))
+                self._take_guesses(split)
+
+    def _take_guesses(self, split: SplitPart) -> None:
+        """What the checkpoint knows of a split part's guesses; those this run did not prove
+        are counted as taken."""
+        s, log = self.search, self.search.checkpoint
+        for second in split.take(lambda second: log.part_fact(
+                s.cost, self.depth, (self.guess, split.fid, second))):
+            path = (self.guess, split.fid, second)
+            if not log.proved_here(s.cost, self.depth, path):
+                s.parts_taken.add(path)
 
     def _open(self) -> list[int]:
         """The parts a pass asks, largest first. Split parts are asked only once every other

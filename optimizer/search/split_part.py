@@ -117,15 +117,15 @@ class SplitPart:
             return self.beta
         return min(self.bounds, default=int(INF))
 
-    def take(self, fact: Callable[[int], dict | None]) -> int:
-        """Take an earlier run's facts about the guesses (``fact(guess)``: the checkpoint's, or
-        None); returns how many were taken."""
-        taken = 0
+    def take(self, fact: Callable[[int], dict | None]) -> list[int]:
+        """Take what is known of the guesses (``fact(guess)``: the checkpoint's, or None);
+        returns the guesses it was known of."""
+        taken = []
         for _, second in self.ranked:
             known = fact(second)
             if known is None:
                 continue
-            taken += 1
+            taken.append(second)
             if "exact" in known:
                 self.exact[second] = (known["exact"], known["tree"])
             else:

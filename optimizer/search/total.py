@@ -40,14 +40,14 @@ class TotalSearch(RootSearch):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.taken: set[int] = set()  # classes whose facts came from the checkpoint
-        self.parts_taken = 0  # facts below the root taken from it
+        self.parts_taken: set[tuple] = set()  # paths of the facts below the root taken from it
         self.board = Board(self.bar, self.shown, [0])  # what min_total shows beside its bar
 
     def min_total(self, depth: int, upper: int | None = None,
                   incumbent: Node | None = None) -> Outcome:
         """Least cost within ``depth``. ``upper``/``incumbent``: a known tree to beat (or tie)."""
         start, counted = time.monotonic(), self.nodes
-        self.taken, self.parts_taken = set(), 0
+        self.taken, self.parts_taken = set(), set()
         classes = self.first_classes(depth)
         log = self.checkpoint
         if log is not None:
@@ -67,7 +67,7 @@ class TotalSearch(RootSearch):
                 out.notes.append(STOPPED_EARLY)
                 out.nodes = self.nodes - counted
                 out.seconds = time.monotonic() - start
-                out.taken = len(self.taken)
+                out.taken, out.parts_taken = len(self.taken), len(self.parts_taken)
                 out.lower_bound = min((c[0] for c in classes), default=int(INF))
                 if out.value:
                     out.lower_bound = min(out.lower_bound, out.value)
@@ -101,7 +101,7 @@ class TotalSearch(RootSearch):
                 log.flush()
         out.nodes = self.nodes - counted
         out.seconds = time.monotonic() - start
-        out.taken, out.parts_taken = len(self.taken), self.parts_taken
+        out.taken, out.parts_taken = len(self.taken), len(self.parts_taken)
         out.lower_bound = min(proven) if proven else int(INF)
         if out.stopped:
             out.lower_bound = min(out.lower_bound, out.value or out.lower_bound)
@@ -314,7 +314,7 @@ class TotalSearch(RootSearch):
                 fact = log.part_fact(self.cost, depth, (guess, fid))
                 proven[guess, fid] = 0 if fact is None else claimed(fact)
                 if fact is not None and not log.proved_here(self.cost, depth, (guess, fid)):
-                    self.parts_taken += 1  # what the bounds built on it rest on
+                    self.parts_taken.add((guess, fid))  # what the bounds built on it rest on
             return proven.get((guess, fid), 0)
 
         def raised_part(guess: int, fid: int, lb: int) -> None:
