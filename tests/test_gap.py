@@ -110,6 +110,7 @@ def test_a_gap_run_keeps_the_facts_of_the_classes_it_does_not_settle(tmp_path):
     assert (first, fid, int(part[0])) in facts.parts
     lifted = {g for g, e in facts.classes.items() if e.get("at_least", best) < best}
     assert lifted and all(len(p) == 2 or p == (first, fid, int(part[0])) for p in facts.parts)
+    assert all("tree" not in e for e in facts.parts.values())  # exact values kept as bounds
     assert {p[0] for p in facts.parts} <= lifted
     assert moo(["checkpoint", "verify", str(ckpt), "--quiet"]) == 0
 

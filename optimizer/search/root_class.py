@@ -238,12 +238,15 @@ class RootClass:
         return self.lbs[fid] + need
 
     def _record(self, path: tuple, value: int, tree: Node | None) -> None:
-        """Into the checkpoint, but a split part's guesses in a --gap run: its class, lifted to
-        the goal only, is not settled, so its facts would stay (thousands a class, where the
-        class takes seconds to lift again)."""
+        """Into the checkpoint. In a --gap run a class lifted to the goal only is not settled,
+        so its facts stay: a split part's guesses' are left out (thousands a class, where the
+        class takes seconds to lift again), and a part's exact value is kept as a bound,
+        without its tree (Battleship: 234 classes lifted left 2322 subtrees, 9 MB)."""
         log = self.search.checkpoint
-        if log is not None and not (self.search.gap and len(path) > 2):
-            log.record_part(self.search.cost, self.depth, path, value, tree)
+        if log is None or self.search.gap and len(path) > 2:
+            return
+        log.record_part(self.search.cost, self.depth, path, value,
+                        None if self.search.gap else tree)
 
     def _show(self, split: SplitPart) -> None:
         """A split part's query beside the bar: it may take minutes."""
