@@ -92,10 +92,10 @@ class Search:
         return HeightSearch(self.solver, self.engine, self.deadline, self.observer,
                             self.checkpoint, self.opening)
 
-    def total_search(self, cost: str = "total") -> TotalSearch:
+    def total_search(self, cost: str = "total", gap: float = 0.0) -> TotalSearch:
         search = TotalSearch(self.solver, self.engine, self.deadline, self.observer,
                              self.checkpoint, self.opening)
-        search.cost, search.lookahead = cost, self.lookahead
+        search.cost, search.lookahead, search.gap = cost, self.lookahead, gap
         search.least_height = self.least_height
         return search
 
@@ -119,9 +119,7 @@ class Search:
         self.ready(("total",) + ("lookahead",) * bool(self.lookahead) + ("height",) * rollouts)
         if self.improve:
             upper, incumbent = self._improved(depth, upper, incumbent, cost)
-        search = self.total_search(cost)
-        search.gap = gap
-        out = search.min_total(depth, upper, incumbent)
+        out = self.total_search(cost, gap).min_total(depth, upper, incumbent)
         self.facts_taken += out.taken + out.parts_taken
         return out
 
@@ -288,7 +286,7 @@ class Search:
         better greedy tree. A game searched as one job finds its optimum as quickly without the
         greedy tree (the same nodes on Mastermind 4x6, moo 10,11,12 and Bulls and Cows 4 of 7),
         so it is not built there; searched by classes, every job starts from the best bound."""
-        if self.total_search().whole_game() and not self.gap:  # a gap run goes by classes
+        if self.total_search(gap=self.gap).whole_game():
             return start
         return total_incumbent(self.game, self.guesses, depth, self.deadline, start,
                                self.opening)
