@@ -490,6 +490,62 @@ def test_a_signal_inside_a_finalizer_is_not_lost():
     assert landed
 
 
+def test_a_signal_inside_a_weakref_callback_is_not_lost():
+    """A weakref callback (``weakref.finalize``, which numba and Dask use) swallows an exception
+    as well: a signal landing while the collector runs one is delivered again. The gc-callback
+    test above failed now and then in a full run so: its signal came back while gc.collect()
+    ran other tests' finalizers."""
+    import signal
+    import sys
+    import time
+    import weakref
+
+    from optimizer.cli import app as cli
+
+    landed = []
+
+    class Owner:
+        pass
+
+    def finalizer():
+        landed.append(True)
+        cli._interrupted(signal.SIGINT, sys._getframe())  # as if the signal came now
+
+    owner = Owner()
+    weakref.finalize(owner, finalizer)
+    before = signal.signal(signal.SIGINT, cli._interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            del owner
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert landed
+
+
+def test_other_unraisable_exceptions_still_reach_the_hook_before():
+    """The hook that re-sends swallowed interruptions passes every other swallowed exception on
+    (pytest's, or Python's printing)."""
+    import signal
+    import sys
+    import types
+
+    from optimizer.cli import app as cli
+
+    seen = []
+    before_hook = sys.unraisablehook
+    sys.unraisablehook = seen.append
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cli._interrupted(signal.SIGINT, None)
+        assert sys.unraisablehook is cli._redeliver
+        error = ValueError("not an interruption")
+        sys.unraisablehook(types.SimpleNamespace(exc_type=ValueError, exc_value=error))
+        assert [u.exc_value for u in seen] == [error]
+    finally:
+        sys.unraisablehook = before_hook
+
+
 def test_the_kernel_cache_is_kept_per_version_of_every_kernel_source(tmp_path):
     """numba's cache checks only the file defining a kernel, yet a kernel's machine code holds
     the kernels it calls from other files: each version of the sources gets its own folder, so a

@@ -158,28 +158,35 @@ def _leave() -> None:
 def _interrupted(signum, frame) -> None:
     """Ctrl-C, kill or hang-up: KeyboardInterrupt in the main thread (noted instead while
     ``signals.hold_signals`` holds). Python swallows an exception raised inside a gc callback
-    (Dask's scheduler installs one in this process) or a finalizer (``__del__``: llvmlite frees
-    compiled modules so), so a signal that lands there is delivered again a moment later
+    (Dask's scheduler installs one in this process), a finalizer (``__del__``: llvmlite frees
+    compiled modules so) or a weakref callback (``weakref.finalize``, run by the collector),
+    so one swallowed there is caught by ``_redeliver`` and the signal sent again a moment later
     instead of being lost."""
     import signal
 
-    if note_held(signal.Signals(signum).name):
+    name = signal.Signals(signum).name
+    if note_held(name):
         return
-    if _where_swallowed(frame):
+    if sys.unraisablehook is not _redeliver:
+        _redeliver.before = sys.unraisablehook  # type: ignore[attr-defined]
+        sys.unraisablehook = _redeliver
+    interruption = KeyboardInterrupt(name)  # named in `moo play --json`'s last line
+    interruption.signum = signum  # type: ignore[attr-defined]
+    raise interruption
+
+
+def _redeliver(unraisable) -> None:
+    """``sys.unraisablehook`` while ``_interrupted`` is the handler: an interruption Python
+    swallowed is sent again in 0.05 s (the swallowing code has then returned, or it is caught
+    here again); anything else goes to the hook before it."""
+    signum = getattr(unraisable.exc_value, "signum", None)
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and signum is not None:
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
-    raise KeyboardInterrupt(signal.Signals(signum).name)  # named in `moo play --json`'s last line
+    _redeliver.before(unraisable)  # type: ignore[attr-defined]
 
 
-def _where_swallowed(frame) -> bool:
-    """Whether an exception raised in ``frame`` would be printed and dropped by Python: the
-    frame runs inside a gc callback or a ``__del__`` method."""
-    codes = {getattr(getattr(cb, "__func__", cb), "__code__", None) for cb in gc.callbacks}
-    while frame is not None:
-        if frame.f_code in codes or frame.f_code.co_name == "__del__":
-            return True
-        frame = frame.f_back
-    return False
+_redeliver.before = sys.unraisablehook  # type: ignore[attr-defined]
 
 
 def _parser(command: str | None = "") -> argparse.ArgumentParser:
