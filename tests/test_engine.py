@@ -22,6 +22,7 @@ from optimizer.games.words import word_game
 from optimizer.search.dask_engine import Dask
 from optimizer.search.engine import InProcess, open_engine
 from optimizer.search.height import HeightSearch
+from optimizer.search.jobs import STOPPED
 from optimizer.search.objectives import Search
 from optimizer.search.request import Request
 from optimizer.search.root import RootSearch
@@ -142,6 +143,53 @@ def test_threads_count_the_cpu_of_the_jobs_they_stop():
         assert search.spent() == engine.stopped_cpu
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_cancel_before_the_job_starts_is_not_lost(monkeypatch, threads):
+    """A cancel landing after a worker thread took a job but before the job started (no job of
+    that id running yet, so no solver stopped) once let it run to its end: it now never starts."""
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=10)
+    engine = InProcess(solver, threads=threads)
+    taken = threading.Event()
+    take = InProcess._thread_solver
+
+    def slow_to_start(self):  # the moment between taking a job and starting it, made long
+        taken.set()
+        time.sleep(0.3)
+        return take(self)
+
+    monkeypatch.setattr(InProcess, "_thread_solver", slow_to_start)
+    ran = []
+    try:
+        job = engine.submit(lambda solver: ran.append(True))
+        assert taken.wait(10)
+        engine.cancel([job])
+        assert job.future.result(timeout=10) == STOPPED
+        assert ran == [] and engine._cancelled == set()
+        again = engine.submit(lambda solver: "ran")  # the next job is not stopped
+        assert again.future.result(timeout=10) == "ran"
+    finally:
+        engine.close()
+
+
+def test_a_job_cancelled_on_a_dask_worker_before_it_starts_never_runs():
+    """The same on a Dask worker: the ids cancelled are checked as the job starts, under the
+    solver's lock, so a cancel landing between the worker's first check and the start holds."""
+    from optimizer.search.dask_worker import SolverPlugin
+    from optimizer.search.jobs import run_job
+
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=10)
+    plugin = SolverPlugin()
+    plugin.solvers = {"one": solver}
+    plugin.cancel([("s", 1)])
+    ran = []
+    assert run_job(solver, ("s", 1), lambda s: ran.append(1), (), None,
+                   plugin.cancelled) == STOPPED
+    assert run_job(solver, ("s", 2), lambda s: "ran", (), None, plugin.cancelled) == "ran"
+    assert ran == [] and solver.stop[0] == 0
 
 
 @pytest.mark.cluster

@@ -123,11 +123,11 @@ def _plugin(worker) -> SolverPlugin:
 def on_worker(key: SolverKey, job_id, fn, *args):
     """A job as a Dask task: ``fn(solver, *args)`` with this worker's solver for ``key``."""
     plugin = _plugin(get_worker())
-    if job_id in plugin.cancelled:
+    if job_id in plugin.cancelled:  # not even its solver built
         return STOPPED
     session = job_id[0]
     return run_job(plugin.solver(key), job_id, fn, args,
-                   lambda seconds: plugin.count_stopped(session, seconds))
+                   lambda seconds: plugin.count_stopped(session, seconds), plugin.cancelled)
 
 
 def stopped_cpu_on_worker(session: str, dask_worker=None) -> tuple[str, float]:

@@ -245,6 +245,7 @@ class InProcess:
         self._ids = itertools.count()
         self._done = Completions()
         self.wait = self._done.wait
+        self._cancelled: set = set()  # jobs cancelled once a thread had taken them
         self.stopped_cpu = 0.0  # CPU seconds of the jobs stopped while they ran (RootSearch.spent)
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
@@ -263,7 +264,11 @@ class InProcess:
         return solver
 
     def _run(self, job_id, fn, args):
-        return run_job(self._thread_solver(), job_id, fn, args, self._count_stopped)
+        try:
+            return run_job(self._thread_solver(), job_id, fn, args, self._count_stopped,
+                           self._cancelled)
+        finally:
+            self._cancelled.discard(job_id)
 
     def _count_stopped(self, seconds: float) -> None:
         with self._lock:
@@ -282,8 +287,9 @@ class InProcess:
         """Stop the jobs. With one thread, whose jobs run on the caller's own solver, wait for
         those that run to return (at their next node): the caller may use the solver next, and
         would find its stop flag still set (--improve's rollouts after a height search)."""
-        for job in jobs:
-            job.future.cancel()
+        for job in jobs:  # a job a thread has taken may not have started: noted before the
+            if not job.future.cancel() and not job.future.done():  # solvers are told
+                self._cancelled.add(job.id)
         ids = {job.id for job in jobs}
         for solver in self._every_solver():
             solver.cancel(ids)

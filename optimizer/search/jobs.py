@@ -19,12 +19,15 @@ STOPPED = "stopped"  # the result of a job cancelled while it ran
 
 
 def run_job(solver: NodeSolver, job_id, fn, args,
-            count_stopped: Callable[[float], None] | None = None):
-    """Run ``fn(solver, *args)`` as job ``job_id``, so that ``solver.cancel`` can stop it. A
-    stopped job's result, and so the CPU seconds it reports, is never read: they go to
-    ``count_stopped`` (the engine's count, for the estimate of the work left)."""
+            count_stopped: Callable[[float], None] | None = None, cancelled=()):
+    """Run ``fn(solver, *args)`` as job ``job_id``, so that ``solver.cancel`` can stop it; not
+    at all if it is in ``cancelled`` (the ids the engine was asked to cancel that may not have
+    started). A stopped job's result, and so the CPU seconds it reports, is never read: they go
+    to ``count_stopped`` (the engine's count, for the estimate of the work left)."""
     clock = time.thread_time()
-    solver.start(job_id)
+    if solver.start(job_id, cancelled):
+        solver.finish()
+        return STOPPED
     try:
         value = fn(solver, *args)
     finally:

@@ -127,11 +127,15 @@ class NodeSolver:
         return int(self.stats[ST_NODES])
 
     # --- jobs and cancellation ----------------------------------------------------------------
-    def start(self, job_id) -> None:
-        """A job begins: the stop flag of the previous one is cleared."""
+    def start(self, job_id, cancelled=()) -> bool:
+        """A job begins: the stop flag of the previous one is cleared, or set if the job is in
+        ``cancelled`` (a cancel that came after the worker took the job but before this call
+        found no job of that id running; the engine notes such ids there first). Whether it
+        is stopped already."""
         with self._lock:
             self._job = job_id
-            self.stop[0] = 0
+            self.stop[0] = int(job_id in cancelled)
+            return bool(self.stop[0])
 
     def finish(self) -> bool:
         """A job ends; whether it was cancelled while running (its answers are then not facts).
