@@ -192,6 +192,26 @@ def test_a_job_cancelled_on_a_dask_worker_before_it_starts_never_runs():
     assert ran == [] and solver.stop[0] == 0
 
 
+def test_a_stopped_job_that_raises_is_counted_too():
+    """A job stopped while it ran counts its CPU seconds for the estimate even if it then
+    raises (a stopped search may end in an error its caller never reads)."""
+    from optimizer.search.jobs import run_job
+
+    solver = NodeSolver(parse_game("mastermind:3x3"), "any", table_bits=10)
+    counted = []
+
+    def stopped_then_fails(solver):
+        solver.cancel({"job"})
+        start = time.thread_time()
+        while time.thread_time() - start < 0.05:
+            pass
+        raise RuntimeError("after the stop")
+
+    with pytest.raises(RuntimeError):
+        run_job(solver, "job", stopped_then_fails, (), counted.append)
+    assert len(counted) == 1 and counted[0] >= 0.05 and solver.stop[0] == 0
+
+
 @pytest.mark.cluster
 def test_dask_workers_count_the_cpu_of_the_jobs_they_stop(cluster):
     """The same on a Dask cluster: the workers count what a session's stopped jobs spent, and

@@ -30,13 +30,11 @@ def run_job(solver: NodeSolver, job_id, fn, args,
         return STOPPED
     try:
         value = fn(solver, *args)
-    finally:
+    finally:  # counted also when a stopped job raises
         stopped = solver.finish()
-    if not stopped:
-        return value
-    if count_stopped is not None:
-        count_stopped(time.thread_time() - clock)
-    return STOPPED
+        if stopped and count_stopped is not None:
+            count_stopped(time.thread_time() - clock)
+    return STOPPED if stopped else value
 
 
 def _counted(solver: NodeSolver, work):
