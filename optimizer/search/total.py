@@ -61,7 +61,7 @@ class TotalSearch(RootSearch):
         out = Outcome(upper or 0, incumbent, False, 0, gap=self.gap)
         if self.lookahead and depth >= 3:
             try:
-                classes = self.raise_bounds(classes, depth, self.goal(best))
+                classes = self.raise_bounds(classes, depth, best)
             except (KeyboardInterrupt, TimeoutError):
                 out.stopped = True
                 out.notes.append(STOPPED_EARLY)
@@ -277,8 +277,8 @@ class TotalSearch(RootSearch):
         """The root classes with their bounds raised by the lookahead bound (kernels.lookahead),
         up to ``self.lookahead`` levels, lowest class first: the least of them is the proven
         bound on the whole game, and each job lifts it where it is lowest. A class whose bound
-        reaches ``best`` (the tree in hand) cannot beat it and is left. A job asks only whether
-        its class reaches the next class's bound plus a step; one that does is asked again
+        reaches ``best`` (the tree in hand), or with --gap its goal, is left. A job asks only
+        whether its class reaches the next class's bound plus a step; one that does is asked again
         later with a higher cut-off (twice the margin each time), at the same level (the table
         keeps what it learnt, and the parts' raised bounds are handed to the next job).
         Every raised bound is recorded in the checkpoint; the list is modified in place and
@@ -300,7 +300,8 @@ class TotalSearch(RootSearch):
                     self._took(guess, depth)
             else:
                 level[guess] = 0
-        heap = [(b, g) for b, g, _ in classes if b < best and level[g] < self.lookahead]
+        goal = self.goal(best)  # with --gap, what a class need reach; the bar shows both
+        heap = [(b, g) for b, g, _ in classes if b < goal and level[g] < self.lookahead]
         heapq.heapify(heap)
         where = {g: i for i, (_, g, _) in enumerate(classes)}
         bar = self.observer.bar(desc=f"{self.cost}: lookahead bounds", unit="job")
@@ -333,13 +334,14 @@ class TotalSearch(RootSearch):
             bound = min(c[0] for c in classes)
             gap = (best - bound) / bound if bound and best < INF else float("inf")
             bar.set_postfix_str(f"bound {self.shown(bound)}, best {self.shown(best)}, "
-                                f"gap {100 * gap:.2f}%")
+                                f"gap {100 * gap:.2f}%"
+                                + (f", goal {self.shown(goal)}" if goal != best else ""))
 
         def feed() -> None:
             while heap and len(running) < self.engine.workers:
                 bound, guess = heapq.heappop(heap)
                 nxt = heap[0][0] if heap else bound
-                beta = min(best, max(bound, nxt) + margin.get(guess, step))
+                beta = min(goal, max(bound, nxt) + margin.get(guess, step))
                 parts = sorted(classes[where[guess]][2].items(), key=lambda kv: -len(kv[1]))
                 fids = [fid for fid, _ in parts]
                 job = self.submit(class_bound, guess, [p for _, p in parts], depth,
@@ -372,7 +374,7 @@ class TotalSearch(RootSearch):
                     if log is not None and value >= old:  # a bound of this level, not settling
                         log.record_total(self.cost, guess, depth, value, False, asked,
                                          cut=value >= beta)
-                    if classes[i][0] < best and level[guess] < self.lookahead:
+                    if classes[i][0] < goal and level[guess] < self.lookahead:
                         heapq.heappush(heap, (classes[i][0], guess))
                     show()
                     feed()
