@@ -25,6 +25,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: drives a real Chromium (test_page_browser.py)")
 
 
+@pytest.fixture
+def unraisable_hook():
+    """For tests that call the command's signal handler, which installs its own
+    ``sys.unraisablehook`` (app._redeliver) over the one before: both put back afterwards, so
+    pytest's hook sees the rest of the session's swallowed exceptions."""
+    import sys
+
+    from optimizer.cli import app
+
+    kept = sys.unraisablehook, app._redeliver.before
+    yield
+    sys.unraisablehook, app._redeliver.before = kept
+
+
 def _first_consistent(spec: str) -> Tree:
     from optimizer.search.build import build
     from optimizer.search.request import Request

@@ -167,17 +167,58 @@ def test_a_cancel_before_the_job_starts_is_not_lost(monkeypatch, threads):
         assert taken.wait(10)
         engine.cancel([job])
         assert job.future.result(timeout=10) == STOPPED
-        assert ran == [] and engine._cancelled == set()
+        assert ran == [] and job.id not in engine._cancelled
         again = engine.submit(lambda solver: "ran")  # the next job is not stopped
         assert again.future.result(timeout=10) == "ran"
     finally:
         engine.close()
 
 
+def test_closing_stops_a_job_taken_and_not_started(monkeypatch):
+    """InProcess.close stops jobs a thread has taken but not started as well: it waited for
+    such a job to run to its end."""
+    game = parse_game("mastermind:3x3")
+    engine = InProcess(NodeSolver(game, "any", table_bits=10), threads=2)
+    taken = threading.Event()
+    take = InProcess._thread_solver
+
+    def slow_to_start(self):
+        taken.set()
+        time.sleep(0.3)
+        return take(self)
+
+    monkeypatch.setattr(InProcess, "_thread_solver", slow_to_start)
+    ran = []
+    job = engine.submit(lambda solver: (ran.append(True), time.sleep(3)))
+    assert taken.wait(10)
+    start = time.monotonic()
+    engine.close()
+    assert time.monotonic() - start < 2 and ran == []
+    assert job.future.result(timeout=1) == STOPPED
+
+
+def test_cancelled_jobs_keep_the_newest_ids_and_whole_sessions():
+    """What a worker remembers of cancels: single ids up to a bound, oldest forgotten first, and
+    whole sessions (SessionJobs), so that a job of a session a command left never starts."""
+    from optimizer.search.handles import CancelledJobs, SessionJobs
+
+    cancelled = CancelledJobs(most=3, most_sets=2)
+    cancelled.add([("a", 1), ("a", 2)])
+    cancelled.add({("a", 3), ("a", 4)})
+    assert ("a", 1) not in cancelled and ("a", 4) in cancelled and ("a", 2) in cancelled
+    cancelled.discard(("a", 2))
+    assert ("a", 2) not in cancelled
+    for session in ("s1", "s2", "s3"):
+        cancelled.add(SessionJobs(session))
+    assert ("s1", 9) not in cancelled and ("s2", 9) in cancelled and ("s3", 0) in cancelled
+    assert ("b", 1) not in cancelled
+
+
 def test_a_job_cancelled_on_a_dask_worker_before_it_starts_never_runs():
     """The same on a Dask worker: the ids cancelled are checked as the job starts, under the
     solver's lock, so a cancel landing between the worker's first check and the start holds."""
     from optimizer.search.dask_worker import SolverPlugin
+    from optimizer.search.handles import SessionJobs
     from optimizer.search.jobs import run_job
 
     game = parse_game("mastermind:3x3")
@@ -185,8 +226,11 @@ def test_a_job_cancelled_on_a_dask_worker_before_it_starts_never_runs():
     plugin = SolverPlugin()
     plugin.solvers = {"one": solver}
     plugin.cancel([("s", 1)])
+    plugin.cancel(SessionJobs("gone"))  # a command that left the cluster
     ran = []
     assert run_job(solver, ("s", 1), lambda s: ran.append(1), (), None,
+                   plugin.cancelled) == STOPPED
+    assert run_job(solver, ("gone", 5), lambda s: ran.append(1), (), None,
                    plugin.cancelled) == STOPPED
     assert run_job(solver, ("s", 2), lambda s: "ran", (), None, plugin.cancelled) == "ran"
     assert ran == [] and solver.stop[0] == 0

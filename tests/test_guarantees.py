@@ -434,7 +434,7 @@ def test_lookahead_and_improve_are_checked(capsys, tmp_path, options, said):
     assert os.listdir(tmp_path) == []
 
 
-def test_a_signal_inside_a_gc_callback_is_not_lost():
+def test_a_signal_inside_a_gc_callback_is_not_lost(unraisable_hook):
     """Python swallows an exception raised in a gc callback (Dask's scheduler installs one in
     the command's process): a signal landing there is delivered again, not lost."""
     import gc
@@ -463,7 +463,7 @@ def test_a_signal_inside_a_gc_callback_is_not_lost():
     assert landed
 
 
-def test_a_signal_inside_a_finalizer_is_not_lost():
+def test_a_signal_inside_a_finalizer_is_not_lost(unraisable_hook):
     """Python swallows an exception raised in ``__del__`` too (llvmlite frees compiled modules
     in finalizers; a hang-up landing there once let a run finish as if never stopped): the
     signal is delivered again, not lost."""
@@ -490,7 +490,7 @@ def test_a_signal_inside_a_finalizer_is_not_lost():
     assert landed
 
 
-def test_a_signal_inside_a_weakref_callback_is_not_lost():
+def test_a_signal_inside_a_weakref_callback_is_not_lost(unraisable_hook):
     """A weakref callback (``weakref.finalize``, which numba and Dask use) swallows an exception
     as well: a signal landing while the collector runs one is delivered again. The gc-callback
     test above failed now and then in a full run so: its signal came back while gc.collect()
@@ -523,9 +523,10 @@ def test_a_signal_inside_a_weakref_callback_is_not_lost():
     assert landed
 
 
-def test_other_unraisable_exceptions_still_reach_the_hook_before():
+def test_other_unraisable_exceptions_still_reach_the_hook_before(unraisable_hook, monkeypatch):
     """The hook that re-sends swallowed interruptions passes every other swallowed exception on
-    (pytest's, or Python's printing)."""
+    (pytest's, or Python's printing), and an interruption too once the command's ``main`` has
+    ended: exit handlers run then, and a signal sent again would cut each of them short."""
     import signal
     import sys
     import types
@@ -533,17 +534,16 @@ def test_other_unraisable_exceptions_still_reach_the_hook_before():
     from optimizer.cli import app as cli
 
     seen = []
-    before_hook = sys.unraisablehook
     sys.unraisablehook = seen.append
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            cli._interrupted(signal.SIGINT, None)
-        assert sys.unraisablehook is cli._redeliver
-        error = ValueError("not an interruption")
-        sys.unraisablehook(types.SimpleNamespace(exc_type=ValueError, exc_value=error))
-        assert [u.exc_value for u in seen] == [error]
-    finally:
-        sys.unraisablehook = before_hook
+    with pytest.raises(KeyboardInterrupt) as caught:
+        cli._interrupted(signal.SIGINT, None)
+    assert sys.unraisablehook is cli._redeliver
+    error = ValueError("not an interruption")
+    sys.unraisablehook(types.SimpleNamespace(exc_type=ValueError, exc_value=error))
+    monkeypatch.setattr(cli, "_ENDED", [True])
+    sys.unraisablehook(types.SimpleNamespace(exc_type=KeyboardInterrupt,
+                                             exc_value=caught.value))
+    assert [u.exc_value for u in seen] == [error, caught.value]
 
 
 def test_the_kernel_cache_is_kept_per_version_of_every_kernel_source(tmp_path):

@@ -128,12 +128,16 @@ def entry() -> None:
     # importing numba and loading its kernels create some 10^6 objects, and collecting every
     # 700 cost 0.14 s of a small game's build, against 0.05 s so.
     gc.set_threshold(10_000, 10, 10)
-    status = main()
+    try:
+        status = main()
+    finally:
+        _ENDED.append(True)
     _STATUS.append(status)
     raise SystemExit(status)
 
 
 _STATUS: list[int] = []  # main's exit status, once it has returned
+_ENDED: list[bool] = []  # main has ended (returned or raised): the exit handlers run next
 
 
 def _leave() -> None:
@@ -178,9 +182,12 @@ def _interrupted(signum, frame) -> None:
 def _redeliver(unraisable) -> None:
     """``sys.unraisablehook`` while ``_interrupted`` is the handler: an interruption Python
     swallowed is sent again in 0.05 s (the swallowing code has then returned, or it is caught
-    here again); anything else goes to the hook before it."""
+    here again); anything else goes to the hook before it, as does an interruption once
+    ``main`` has ended (an exit handler swallowed it: sent again, it would cut short each
+    handler after it, one by one)."""
     signum = getattr(unraisable.exc_value, "signum", None)
-    if isinstance(unraisable.exc_value, KeyboardInterrupt) and signum is not None:
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and signum is not None \
+            and not _ENDED:
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
     _redeliver.before(unraisable)  # type: ignore[attr-defined]

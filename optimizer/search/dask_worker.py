@@ -10,11 +10,11 @@ import ctypes
 import hashlib
 import threading
 import uuid
-from collections import deque
 
 from distributed import WorkerPlugin, get_worker
 
 from ..games import GameError, WordGame
+from .handles import CancelledJobs
 from .jobs import STOPPED, run_job
 from .solver import NodeSolver, SolverKey
 
@@ -34,7 +34,7 @@ class SolverPlugin(WorkerPlugin):
 
     def __init__(self):
         self.solvers: dict = {}
-        self.cancelled: deque = deque(maxlen=100_000)
+        self.cancelled = CancelledJobs()
         self.stopped_cpu: dict[str, float] = {}  # a float per session while the worker lives
         self.born = uuid.uuid4().hex  # tells this worker's counts from an earlier process's
         self.lock = threading.Lock()
@@ -59,8 +59,7 @@ class SolverPlugin(WorkerPlugin):
 
     def cancel(self, job_ids) -> None:
         with self.lock:
-            if isinstance(job_ids, list):
-                self.cancelled.extend(job_ids)
+            self.cancelled.add(job_ids)  # a list, or SessionJobs
             solvers = list(self.solvers.values())
         for solver in solvers:
             solver.cancel(job_ids)

@@ -32,7 +32,7 @@ from concurrent import futures as cf
 
 from ..games import Game
 from ..kernels.table import table_bits
-from .handles import EVERY_JOB, Completions, EngineError, Job, cores
+from .handles import EVERY_JOB, CancelledJobs, Completions, EngineError, Job, cores
 from .jobs import run_job
 from .solver import KERNELS, NodeSolver
 
@@ -245,7 +245,7 @@ class InProcess:
         self._ids = itertools.count()
         self._done = Completions()
         self.wait = self._done.wait
-        self._cancelled: set = set()  # jobs cancelled once a thread had taken them
+        self._cancelled = CancelledJobs()  # jobs cancelled once a thread had taken them
         self.stopped_cpu = 0.0  # CPU seconds of the jobs stopped while they ran (RootSearch.spent)
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
@@ -287,9 +287,9 @@ class InProcess:
         """Stop the jobs. With one thread, whose jobs run on the caller's own solver, wait for
         those that run to return (at their next node): the caller may use the solver next, and
         would find its stop flag still set (--improve's rollouts after a height search)."""
-        for job in jobs:  # a job a thread has taken may not have started: noted before the
-            if not job.future.cancel() and not job.future.done():  # solvers are told
-                self._cancelled.add(job.id)
+        # A job a thread has taken may not have started: noted before the solvers are told.
+        self._cancelled.add([job.id for job in jobs
+                             if not job.future.cancel() and not job.future.done()])
         ids = {job.id for job in jobs}
         for solver in self._every_solver():
             solver.cancel(ids)
@@ -298,6 +298,7 @@ class InProcess:
                 self.solver.cancel(ids)
 
     def close(self) -> None:
+        self._cancelled.add(EVERY_JOB)  # those taken and not started too
         for solver in self._every_solver():
             solver.cancel(EVERY_JOB)
         self._threads.shutdown(wait=True, cancel_futures=True)

@@ -82,6 +82,38 @@ class _EveryJob:
 EVERY_JOB = _EveryJob()
 
 
+class CancelledJobs:
+    """Jobs cancelled that may not have started yet, checked as each one starts
+    (``NodeSolver.start``; a cancel landing just before that found no such job running): ids one
+    by one, the oldest forgotten past ``most``, and whole sets of them (``EVERY_JOB`` as an
+    engine closes, ``SessionJobs`` as a command leaves a cluster), the last ``most_sets``."""
+
+    def __init__(self, most: int = 100_000, most_sets: int = 1000):
+        self.most, self.most_sets = most, most_sets
+        self._ids: dict = {}  # id -> None, oldest first
+        self._sets: list = []
+        self._lock = threading.Lock()
+
+    def add(self, jobs) -> None:
+        """Job ids (a list or set), or a container of them such as ``SessionJobs``."""
+        with self._lock:
+            if not hasattr(jobs, "__iter__"):
+                self._sets = (self._sets + [jobs])[-self.most_sets:]
+                return
+            for job_id in jobs:
+                self._ids[job_id] = None
+            while len(self._ids) > self.most:
+                del self._ids[next(iter(self._ids))]
+
+    def discard(self, job_id) -> None:
+        """A job that ran (or was stopped): its id is not looked for again."""
+        with self._lock:
+            self._ids.pop(job_id, None)
+
+    def __contains__(self, job_id) -> bool:
+        return job_id in self._ids or any(job_id in jobs for jobs in self._sets)
+
+
 class SessionJobs:
     """Contains the ids of one engine's jobs ((session, number) pairs, dask_engine): what a
     command stops when it leaves a cluster that other commands may be using too."""
