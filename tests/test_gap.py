@@ -54,6 +54,53 @@ def test_a_gap_stops_short_of_the_optimum_and_says_so(spec, least):
     assert total <= math.ceil(bound * 1.05)
 
 
+def test_a_gap_runs_lookahead_to_its_goal_and_shows_the_best(monkeypatch):
+    """With --lookahead, a gap run asks each class only for the goal (no cut-off above it) and
+    its bar shows the best tree's total as the best, the goal beside it."""
+    from optimizer.search import total as total_module
+    from optimizer.search.observer import Observer
+
+    shown, asked = [], []
+
+    class Bar:
+        def __init__(self, *args, **options):
+            pass
+
+        def set_postfix_str(self, text):
+            shown.append(text)
+
+        def update(self, n=1):
+            pass
+
+        def close(self):
+            pass
+
+    class Watching(Observer):
+        def bar(self, iterable=None, **options):
+            return Bar()
+
+    bound = total_module.class_bound
+
+    def watched(solver, guess, parts, depth, levels, beta, *rest):
+        asked.append(beta)
+        return bound(solver, guess, parts, depth, levels, beta, *rest)
+
+    monkeypatch.setattr(total_module, "class_bound", watched)
+    game, gap = parse_game("bulls-cows:4x7"), 5.0
+    tree = build(Request(game, objective="total", gap=gap, lookahead=1, workers=1),
+                 Watching(quiet=True))
+    best = replay(tree).total
+    lookahead = [text for text in shown if text.startswith("bound ")]
+    assert asked and lookahead
+    goals = {int(text.rsplit("goal ", 1)[1]) for text in lookahead}
+    bests = {int(text.split("best ", 1)[1].split(",")[0]) for text in lookahead}
+    assert len(goals) == 1 and len(bests) == 1
+    (goal,), (shown_best,) = goals, bests
+    assert goal == math.ceil(shown_best / (1 + gap / 100)) < shown_best
+    assert max(asked) <= goal
+    assert best <= shown_best
+
+
 def test_a_gap_run_leaves_true_facts_and_no_pace(tmp_path):
     """A --gap run's class bounds in the checkpoint are proven (an exact run from them finds
     the optimum), and it records no work spent: its classes are not settled against the best,
