@@ -544,6 +544,10 @@ def test_other_unraisable_exceptions_still_reach_the_hook_before(unraisable_hook
     sys.unraisablehook(types.SimpleNamespace(exc_type=KeyboardInterrupt,
                                              exc_value=caught.value))
     assert [u.exc_value for u in seen] == [error, caught.value]
+    sent = []  # a re-send already timed when main ended is dropped too
+    monkeypatch.setattr(cli.os, "kill", lambda *args: sent.append(args))
+    cli._send_again(signal.SIGINT)
+    assert sent == []
 
 
 def test_the_kernel_cache_is_kept_per_version_of_every_kernel_source(tmp_path):

@@ -188,9 +188,17 @@ def _redeliver(unraisable) -> None:
     signum = getattr(unraisable.exc_value, "signum", None)
     if isinstance(unraisable.exc_value, KeyboardInterrupt) and signum is not None \
             and not _ENDED:
-        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        timer = threading.Timer(0.05, _send_again, (signum,))
+        timer.daemon = True  # never what Python's exit waits for
+        timer.start()
         return
     _redeliver.before(unraisable)  # type: ignore[attr-defined]
+
+
+def _send_again(signum: int) -> None:
+    """The signal again, unless ``main`` ended meanwhile (exit handlers run by then)."""
+    if not _ENDED:
+        os.kill(os.getpid(), signum)
 
 
 _redeliver.before = sys.unraisablehook  # type: ignore[attr-defined]

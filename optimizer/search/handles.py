@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 
 from .jobs import STOPPED
 
@@ -90,7 +91,7 @@ class CancelledJobs:
 
     def __init__(self, most: int = 100_000, most_sets: int = 1000):
         self.most, self.most_sets = most, most_sets
-        self._ids: dict = {}  # id -> None, oldest first
+        self._ids: OrderedDict = OrderedDict()  # id -> None, oldest first
         self._sets: list = []
         self._lock = threading.Lock()
 
@@ -103,7 +104,7 @@ class CancelledJobs:
             for job_id in jobs:
                 self._ids[job_id] = None
             while len(self._ids) > self.most:
-                del self._ids[next(iter(self._ids))]
+                self._ids.popitem(last=False)
 
     def discard(self, job_id) -> None:
         """A job that ran (or was stopped): its id is not looked for again."""
