@@ -145,40 +145,10 @@ def test_threads_count_the_cpu_of_the_jobs_they_stop():
         engine.close()
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_a_cancel_before_the_job_starts_is_not_lost(monkeypatch, threads):
-    """A cancel landing after a worker thread took a job but before the job started (no job of
-    that id running yet, so no solver stopped) once let it run to its end: it now never starts."""
-    game = parse_game("mastermind:3x3")
-    solver = NodeSolver(game, "any", table_bits=10)
-    engine = InProcess(solver, threads=threads)
-    taken = threading.Event()
-    take = InProcess._thread_solver
-
-    def slow_to_start(self):  # the moment between taking a job and starting it, made long
-        taken.set()
-        time.sleep(0.3)
-        return take(self)
-
-    monkeypatch.setattr(InProcess, "_thread_solver", slow_to_start)
-    ran = []
-    try:
-        job = engine.submit(lambda solver: ran.append(True))
-        assert taken.wait(10)
-        engine.cancel([job])
-        assert job.future.result(timeout=10) == STOPPED
-        assert ran == [] and job.id not in engine._cancelled
-        again = engine.submit(lambda solver: "ran")  # the next job is not stopped
-        assert again.future.result(timeout=10) == "ran"
-    finally:
-        engine.close()
-
-
-def test_closing_stops_a_job_taken_and_not_started(monkeypatch):
-    """InProcess.close stops jobs a thread has taken but not started as well: it waited for
-    such a job to run to its end."""
-    game = parse_game("mastermind:3x3")
-    engine = InProcess(NodeSolver(game, "any", table_bits=10), threads=2)
+@pytest.fixture
+def slow_start(monkeypatch) -> threading.Event:
+    """The moment between a worker thread taking a job and starting it, made 0.3 s long; the
+    event is set once a thread has taken a job."""
     taken = threading.Event()
     take = InProcess._thread_solver
 
@@ -188,9 +158,37 @@ def test_closing_stops_a_job_taken_and_not_started(monkeypatch):
         return take(self)
 
     monkeypatch.setattr(InProcess, "_thread_solver", slow_to_start)
+    return taken
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_cancel_before_the_job_starts_is_not_lost(slow_start, threads):
+    """A cancel landing after a worker thread took a job but before the job started (no job of
+    that id running yet, so no solver stopped) once let it run to its end: it now never starts."""
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=10)
+    engine = InProcess(solver, threads=threads)
+    ran = []
+    try:
+        job = engine.submit(lambda solver: ran.append(True))
+        assert slow_start.wait(10)
+        engine.cancel([job])
+        assert job.future.result(timeout=10) == STOPPED
+        assert ran == [] and job.id not in engine._cancelled
+        again = engine.submit(lambda solver: "ran")  # the next job is not stopped
+        assert again.future.result(timeout=10) == "ran"
+    finally:
+        engine.close()
+
+
+def test_closing_stops_a_job_taken_and_not_started(slow_start):
+    """InProcess.close stops jobs a thread has taken but not started as well: it waited for
+    such a job to run to its end."""
+    game = parse_game("mastermind:3x3")
+    engine = InProcess(NodeSolver(game, "any", table_bits=10), threads=2)
     ran = []
     job = engine.submit(lambda solver: (ran.append(True), time.sleep(3)))
-    assert taken.wait(10)
+    assert slow_start.wait(10)
     start = time.monotonic()
     engine.close()
     assert time.monotonic() - start < 2 and ran == []
