@@ -255,7 +255,7 @@ def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
     game = parse_game("mastermind:3x4")
     plain = build(Request(game, "total", workers=1))
     path = tmp_path / "cp.json"
-    real = total_module.TotalSearch.class_total
+    real = total_module.TotalSearch.root_class
     calls = []
 
     def stop_after_one(self, *args, **kw):
@@ -264,10 +264,10 @@ def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
         calls.append(1)
         return real(self, *args, **kw)
 
-    monkeypatch.setattr(total_module.TotalSearch, "class_total", stop_after_one)
+    monkeypatch.setattr(total_module.TotalSearch, "root_class", stop_after_one)
     first = build(Request(game, "total", workers=1, checkpoint=str(path)))
     assert first.meta["stopped"] and not first.optimal
-    monkeypatch.setattr(total_module.TotalSearch, "class_total", real)
+    monkeypatch.setattr(total_module.TotalSearch, "root_class", real)
     second = build(Request(game, "total", workers=1, checkpoint=str(path)))
     assert second.optimal and replay(second).total == replay(plain).total
     assert (second.meta["total_search"]["classes_searched"]

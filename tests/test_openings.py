@@ -73,7 +73,7 @@ def _watch(monkeypatch) -> dict:
     """Counts of what the root searches did: classes whole, capped, by parts, and whether a
     run gave up trying classes whole."""
     seen = {"whole": 0, "capped": 0, "by parts": 0, "gave up": False}
-    send, settle, nxt = OpeningJobs.send, TotalSearch.class_total, OpeningJobs.next
+    send, settle, nxt = OpeningJobs.send, TotalSearch.root_class, OpeningJobs.next
 
     def counted_send(self, *args):
         seen["whole"] += 1
@@ -94,7 +94,7 @@ def _watch(monkeypatch) -> dict:
 
     monkeypatch.setattr(OpeningJobs, "send", counted_send)
     monkeypatch.setattr(OpeningJobs, "next", counted_next)
-    monkeypatch.setattr(TotalSearch, "class_total", counted_settle)
+    monkeypatch.setattr(TotalSearch, "root_class", counted_settle)
     return seen
 
 

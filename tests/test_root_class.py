@@ -202,3 +202,49 @@ def test_a_class_of_split_parts_shares_what_is_missing_by_room():
                                        for fid in fids}
     finally:
         search.engine.close()
+
+
+@pytest.mark.parametrize("spec,mode", GAMES)
+@pytest.mark.parametrize("slack", [None, -1, 0, 1, 25])
+def test_classes_settled_side_by_side_give_the_plain_optimum(spec, mode, slack, monkeypatch):
+    """On two threads the classes by parts run two at a time, sharing the workers: the least
+    total, its tree and the bound are the plain search's, with no value to reach and with one
+    below, at, just above and far above the optimum (``upper``, ties counting)."""
+    from optimizer.search.root_class import RootClass
+
+    monkeypatch.setattr(RootSearch, "split_size", 3)
+    game = parse_game(spec)
+    height, least, _ = plain_optimum(game, mode)
+    live, seen = set(), {"most": 0, "classes": 0}
+    real = RootClass.steps
+
+    def watched(self):
+        live.add(id(self))
+        seen["most"] = max(seen["most"], len(live))
+        seen["classes"] += 1
+        try:
+            return (yield from real(self))
+        finally:
+            live.discard(id(self))
+
+    monkeypatch.setattr(RootClass, "steps", watched)
+    solver = NodeSolver(game, mode, table_bits=14)
+    search = TotalSearch(solver, InProcess(solver, threads=2))
+    try:
+        for depth in (game.n_codes, height):
+            _, total = plain_values(game, mode)
+            true = total(frozenset(range(game.n_secrets)), depth)
+            upper = None if slack is None else true + slack
+            out = search.min_total(depth, upper)
+            if slack is not None and slack < 0:
+                assert out.root is None and out.lower_bound > upper, (depth, out.lower_bound)
+                continue
+            assert out.optimal and out.value == out.lower_bound == true, (depth, out.value)
+            tree = replay(Tree(game, out.root, "total", mode))
+            assert tree.total == true and tree.height <= depth
+    finally:
+        search.engine.close()
+    assert least == total(frozenset(range(game.n_secrets)), game.n_codes)
+    assert seen["most"] <= 2, seen  # never more classes at once than workers
+    if len(search.root_classes()) > 1 and (slack is None or slack >= 0):
+        assert seen["most"] == 2, seen  # (with slack -1 each class is refuted at once)

@@ -243,6 +243,14 @@ class Checkpoint(Merging):
         if facts is not None and facts.drop_below(prefix):
             self._dirty = True
 
+    def drop_classes_parts(self, cost: str, depth: int, guesses: set[int]) -> None:
+        """Forget the part facts of classes that a search found settled by their bound against
+        the best tree (total.py): a run that searched them beside others and was stopped left
+        them, and no search would take them up again."""
+        facts = self.totals.get((cost, depth))
+        if facts is not None and guesses and facts.drop_classes(guesses):
+            self._dirty = True
+
     def record_estimate(self, cost: str, depth: int, estimate: dict) -> None:
         """The work left, as this run measures it; written with the next save."""
         self.totals.setdefault((cost, depth), TotalFacts()).estimate = dict(estimate)

@@ -58,6 +58,14 @@ class TotalFacts:
             del self.parts[path]
         return bool(gone)
 
+    def drop_classes(self, guesses: set[int]) -> bool:
+        """Forget the part facts of the classes opening with ``guesses``, in one pass; whether
+        any was."""
+        gone = [p for p in self.parts if p[0] in guesses]
+        for path in gone:
+            del self.parts[path]
+        return bool(gone)
+
 
 def pace_text(left: dict) -> str:
     """The pace an estimate (``search.progress.Pace.left``) rests on, as people read it."""

@@ -19,6 +19,8 @@ in shares of what they miss until the class is refuted or every part is exact.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
+
 from ..kernels.bundles import INF, OPT_SHARES
 from ..kernels.total import part_weight, share_of
 from ..tree import Node
@@ -35,9 +37,14 @@ class RootClass:
     checkpoint, bar and board), ``guess`` the class's first guess, ``parts`` its parts by
     feedback id, ``best`` the cost to beat."""
 
-    def __init__(self, search, guess: int, parts: dict, depth: int, best: int):
+    def __init__(self, search, guess: int, parts: dict, depth: int, best: int,
+                 index: int | None = None, room: Callable[[], bool] | None = None):
         s = self.search = search
         self.guess, self.depth, self.best = guess, depth, best
+        self.index = index  # the class's place on the board (None: the one it searches now)
+        # Whether a job may be submitted now: by default while this class runs fewer jobs than
+        # there are workers; classes settled side by side share the workers (total.py).
+        self.room = room or (lambda: len(self.jobs) < s.engine.workers)
         bounds, _ = s.solver.cost(s.cost)
         self.root_cost = bounds.guess_cost * s.solver.game.n_secrets  # the first guess, once each
         self.one_code = self.root_cost + bounds.last_cost * (depth == 1)
@@ -58,7 +65,22 @@ class RootClass:
 
     def settle(self) -> tuple[int, Node | None]:
         """(least cost of the class when below ``best``, its tree), else (a bound >= best,
-        None)."""
+        None): ``steps`` alone, each job it waits for taken as it finishes."""
+        steps = self.steps()
+        try:
+            waiting = next(steps)
+            while True:
+                waiting = steps.send(next(self.search.finished(waiting)) if waiting else None)
+        except StopIteration as done:
+            return done.value
+        finally:
+            steps.close()
+
+    def steps(self) -> Generator[list, object, tuple[int, Node | None]]:
+        """``settle`` as steps, so that one thread can settle several classes at once (total.py):
+        it yields the jobs it waits for, none when it waits for room (``room``), and takes back
+        one of them once it has finished, or None (room may have freed); it returns what
+        ``settle`` does."""
         if not self.order:  # the only code: solved by the first guess
             return self.one_code, Node(self.guess)
         self._known_parts()
@@ -68,7 +90,7 @@ class RootClass:
             self._split()
             self._rooms()
             while len(self.subtrees) < len(self.order):
-                self._pass(self._open())
+                yield from self._pass(self._open())
         except Refuted:
             self.search.bar.update(len(self.order) - len(self.subtrees))
             return self.lower(), None
@@ -77,7 +99,7 @@ class RootClass:
         return self.lower(), Node(self.guess, {fid: self.subtrees[fid] for fid, _ in self.order})
 
     def _check(self) -> None:
-        self.search.board.settle(self.lower())
+        self.search.board.settle(self.lower(), self.index)
         if self.lower() >= self.best:
             raise Refuted
 
@@ -136,14 +158,19 @@ class RootClass:
         return open_ if self.best >= INF or not whole else whole
 
     # --- a pass --------------------------------------------------------------------------------
-    def _pass(self, fids: list[int]) -> None:
-        """Ask each part of ``fids`` (not exact) for its share of what is missing."""
+    def _pass(self, fids: list[int]) -> Generator[list, object, None]:
+        """Ask each part of ``fids`` (not exact) for its share of what is missing (steps, as
+        ``steps``)."""
         queue, self.asking = list(fids), fids
         self.split_passes += bool(fids) and all(fid in self.splits for fid in fids)
         weights = self._weights(queue)
         w_left = sum(weights.values())
-        while queue or self.jobs:
-            while len(self.jobs) < self.search.engine.workers:
+        while True:
+            blocked = False  # no room for a job (other classes' jobs hold the workers)
+            while True:
+                if not self.room():
+                    blocked = True
+                    break
                 if self._feed_split():
                     continue
                 if not queue:
@@ -162,9 +189,12 @@ class RootClass:
                 job = self.search.submit(total_part, self.parts[fid], self.depth - 1, cutoff,
                                          [self.guess], self.search.cost)
                 self.jobs[job] = fid
-            if not self.jobs:
-                return
-            job = next(self.search.finished(list(self.jobs)))
+            if not self.jobs and not (blocked and (queue or any(
+                    split.asked and split.queue for split in self.splits.values()))):
+                return  # nothing runs and nothing is left to submit
+            job = yield list(self.jobs)
+            if job is None:
+                continue
             fid = self.jobs.pop(job)
             split = self.splits.get(fid)
             if split is None:

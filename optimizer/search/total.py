@@ -129,12 +129,23 @@ class TotalSearch(RootSearch):
         """Settle the classes (sorted by bound) against the best cost in hand, which each better
         tree lowers: a class is searched whole as one job when there are many (openings.py), by
         parts otherwise or when its job outruns the cap or its parts have facts on file. The
-        incumbent, the board and the checkpoint follow each class settled."""
+        incumbent, the board and the checkpoint follow each class settled.
+
+        Classes by parts run side by side, as many as there are workers, sharing them (each
+        class's steps, RootClass.steps, submit jobs while fewer than the workers run): one
+        class at a time left a worker idle at the end of each of its passes and while this
+        thread ranked the next class's guesses (Battleship, --gap 2: the workers busy 92 CPU
+        seconds a minute of 120)."""
         log, board, bar = self.checkpoint, self.board, self.bar
         whole = OpeningJobs(self, depth, total_opening) if len(classes) >= MANY_CLASSES \
             else None
         todo = deque(range(len(classes)))
-        by_parts: deque[int] = deque()
+        by_parts: deque[int] = deque()  # classes to search by parts, not yet begun
+        active: dict = {}  # class index -> [its RootClass, its steps, the jobs they wait for]
+        at_once = max(1, self.engine.workers)
+
+        def room() -> bool:
+            return sum(len(entry[0].jobs) for entry in active.values()) < self.engine.workers
 
         def settled(index: int, value: int, root: Node | None) -> None:
             nonlocal best
@@ -145,8 +156,12 @@ class TotalSearch(RootSearch):
                 out.root = root
                 if log is not None:
                     log.record_incumbent(self.cost, depth, value, root)
+                for entry in active.values():  # a lower cut-off for the classes still on
+                    if entry[0].best < INF:  # (one with no tree to beat solves every part)
+                        entry[0].best = min(entry[0].best, self.goal(best))
             board.settle(max(value, best) if not self.gap else value, index)
-            running = len(by_parts) + (len(whole.running) if whole is not None else 0)
+            running = len(by_parts) + len(active) + (len(whole.running) if whole is not None
+                                                     else 0)
             board.estimate = pace.update(self.goal(best), todo[0] if todo else len(classes),
                                          running, self.spent())
             self._record_pace(pace, depth)
@@ -154,23 +169,39 @@ class TotalSearch(RootSearch):
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
 
         def feed() -> None:
-            while todo and not by_parts and (whole is None or whole.room()):
+            while todo and len(by_parts) + len(active) < at_once and (whole is None
+                                                                       or whole.room()):
                 index = todo[0]
                 bound, guess, parts = classes[index]
                 if bound >= self.goal(best):  # this class and every later one are done
                     bar.update(sum(len(classes[i][2]) for i in todo))
+                    if log is not None and bound >= best:  # settled against the best tree
+                        log.drop_classes_parts(self.cost, depth,
+                                               {classes[i][1] for i in todo})
                     todo.clear()
                     return
-                todo.popleft()
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
                 if known >= self.goal(best):
+                    todo.popleft()
                     board.settle(known, index)
                     self._took(guess, depth)
                     bar.update(len(parts))
                 elif whole is None or not whole.on or self._has_part_facts(guess, parts, depth):
-                    by_parts.append(index)
+                    by_parts.append(todo.popleft())
+                elif by_parts or active:  # a class whole waits for those by parts to end
+                    return
                 else:
+                    todo.popleft()
                     whole.send(index, guess, self.goal(best))
+
+        def step(index: int, job) -> None:
+            """Class ``index``'s next steps, given one of its jobs that finished (or None)."""
+            entry = active[index]
+            try:
+                entry[2] = entry[1].send(job)
+            except StopIteration as done:
+                del active[index]
+                settled(index, *done.value)
 
         try:
             while True:
@@ -182,15 +213,28 @@ class TotalSearch(RootSearch):
                     else:
                         bar.update(len(classes[index][2]))
                         settled(index, value, root)
-                elif by_parts:
+                    continue
+                while by_parts and len(active) < at_once:
                     index = by_parts.popleft()
                     bound, guess, parts = classes[index]
                     board.index = index
-                    value, root = self.class_total(guess, parts, depth, self.goal(best))
-                    settled(index, value, root)
-                elif not todo:
+                    cls = self.root_class(guess, parts, depth, self.goal(best), index, room)
+                    active[index] = [cls, cls.steps(), None]
+                    step(index, None)  # up to its first wait (or settled at once)
+                if active:
+                    waiting = [job for entry in active.values() for job in entry[2]]
+                    job = next(self.finished(waiting)) if waiting else None
+                    owner = next((i for i, entry in active.items() if job in entry[2]), None)
+                    if owner is not None:
+                        step(owner, job)
+                    for index in list(active):  # then any room left, the oldest class first
+                        if index != owner and index in active:
+                            step(index, None)
+                elif not todo and not by_parts:
                     return
         finally:
+            for entry in active.values():
+                entry[1].close()  # cancels its jobs
             if whole is not None:
                 whole.stop()
 
@@ -397,7 +441,13 @@ class TotalSearch(RootSearch):
     def class_total(self, guess: int, parts: dict, depth: int, best: int):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
         (a lower bound, None): root_class.RootClass, its progress on ``self.board``."""
-        return RootClass(self, guess, parts, depth, best).settle()
+        return self.root_class(guess, parts, depth, best).settle()
+
+    def root_class(self, guess: int, parts: dict, depth: int, best: int,
+                   index: int | None = None, room=None) -> RootClass:
+        """The search of one class (``index``: its place among the classes, on the board;
+        ``room``: whether it may submit a job now, when several share the workers)."""
+        return RootClass(self, guess, parts, depth, best, index, room)
 
 
 def total_opening(solver: NodeSolver, guess: int, depth: int, beta: int, cost: str = "total"):
