@@ -57,7 +57,7 @@ def test_a_gap_stops_short_of_the_optimum_and_says_so(spec, least):
 def test_a_gap_runs_lookahead_to_its_goal_and_shows_the_best(monkeypatch):
     """With --lookahead, a gap run asks each class only for the goal (no cut-off above it) and
     its bar shows the best tree's total as the best, the goal beside it."""
-    from optimizer.search import total as total_module
+    from optimizer.search import root_bounds as bounds_module
     from optimizer.search.observer import Observer
 
     shown, asked = [], []
@@ -79,13 +79,13 @@ def test_a_gap_runs_lookahead_to_its_goal_and_shows_the_best(monkeypatch):
         def bar(self, iterable=None, **options):
             return Bar()
 
-    bound = total_module.class_bound
+    bound = bounds_module.class_bound
 
     def watched(solver, guess, parts, depth, levels, beta, *rest):
         asked.append(beta)
         return bound(solver, guess, parts, depth, levels, beta, *rest)
 
-    monkeypatch.setattr(total_module, "class_bound", watched)
+    monkeypatch.setattr(bounds_module, "class_bound", watched)
     game, gap = parse_game("bulls-cows:4x7"), 5.0
     tree = build(Request(game, objective="total", gap=gap, lookahead=1, workers=1),
                  Watching(quiet=True))

@@ -166,7 +166,7 @@ def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path)
             handed.setdefault((guess, fids[tuple(int(c) for c in part)]), set()).add(bound)
         return bound_job(solver, guess, parts, depth, levels, beta, cost, known)
 
-    import optimizer.search.total as total_module
+    import optimizer.search.root_bounds as bounds_module
 
     with Search(Request(game, "total", guesses=mode, workers=1, checkpoint=str(log),
                         lookahead=1)) as search:
@@ -183,12 +183,12 @@ def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path)
         search.checkpoint.record_part = record
         facts = search.checkpoint.totals[(cost, depth)]
         assert facts.classes and not any(settles(e) for e in facts.classes.values())
-        total_module.class_bound, before = watched, total_module.class_bound
+        bounds_module.class_bound, before = watched, bounds_module.class_bound
         try:
             total.lookahead = 2  # a next level: its jobs start from the recorded part bounds
             total.raise_bounds(total.first_classes(depth), depth, int(B.INF))
         finally:
-            total_module.class_bound = before
+            bounds_module.class_bound = before
     parts = search.checkpoint.totals[(cost, depth)].parts
     assert first or cost == "total"
     for path, fact in first.items():
