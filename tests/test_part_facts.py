@@ -120,6 +120,21 @@ def test_a_run_stopped_inside_a_class_keeps_its_parts(tmp_path, monkeypatch, spl
     assert resumed.effort()["parts_from_checkpoint"] == resumed.parts_taken
 
 
+def test_part_facts_stay_unless_a_tree_settles_their_class(tmp_path, monkeypatch):
+    """A run that only asks whether the game reaches a value (``upper`` with no tree, which
+    every class's bound reaches) keeps an earlier run's part facts: no tree on file settles
+    their class (with one, test_part_facts_hold_and_a_resumed_run_finds_the_optimum: all go)."""
+    game, path = _stopped_file(tmp_path, monkeypatch)
+    depth = game.n_codes
+    kept = dict(Checkpoint(path, game, "any").totals["total", depth].parts)
+    assert kept
+    search = _search(game, "any", path)
+    out = search.min_total(depth, search.first_classes(depth)[0][0] - 1)
+    search.engine.close()
+    assert out.root is None and not out.stopped
+    assert Checkpoint(path, game, "any").totals["total", depth].parts == kept
+
+
 def _stopped_file(tmp_path, monkeypatch, name="cp.json", stop=5):
     game = parse_game("bulls-cows:3x6")
     path = tmp_path / name

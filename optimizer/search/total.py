@@ -23,7 +23,7 @@ from .openings import OpeningJobs
 from .progress import Board, Pace
 from .root import STOPPED_EARLY, Outcome, RootSearch
 from .root_bounds import raise_bounds
-from .root_class import RootClass
+from .root_class import Refuted, RootClass
 from .solver import NodeSolver
 
 
@@ -141,7 +141,11 @@ class TotalSearch(RootSearch):
         todo = deque(range(len(classes)))
         by_parts: deque[int] = deque()  # classes to search by parts, not yet begun
         active: dict = {}  # class index -> [its RootClass, its steps, the jobs they wait for]
-        at_once = max(1, self.engine.workers)
+
+        def at_once() -> int:
+            """Classes side by side: one while there is no tree to beat (each would solve
+            every part exactly)."""
+            return 1 if best >= INF else max(1, self.engine.workers)
 
         def room() -> bool:
             return sum(len(entry[0].jobs) for entry in active.values()) < self.engine.workers
@@ -168,15 +172,15 @@ class TotalSearch(RootSearch):
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
 
         def feed() -> None:
-            while todo and len(by_parts) + len(active) < at_once and (whole is None
-                                                                       or whole.room()):
+            while todo and len(by_parts) + len(active) < at_once() and (whole is None
+                                                                         or whole.room()):
                 index = todo[0]
                 bound, guess, parts = classes[index]
                 if bound >= self.goal(best):  # this class and every later one are done
                     bar.update(sum(len(classes[i][2]) for i in todo))
-                    if log is not None and bound >= best:  # settled against the best tree
-                        log.drop_classes_parts(self.cost, depth,
-                                               {classes[i][1] for i in todo})
+                    if log is not None and out.root is not None:  # settled against the tree
+                        log.drop_classes_parts(self.cost, depth, {
+                            classes[i][1] for i in todo if classes[i][0] >= best})
                     todo.clear()
                     return
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
@@ -193,14 +197,18 @@ class TotalSearch(RootSearch):
                     todo.popleft()
                     whole.send(index, guess, self.goal(best))
 
-        def step(index: int, job) -> None:
-            """Class ``index``'s next steps, given one of its jobs that finished (or None)."""
+        def step(index: int, job, refuted: bool = False) -> None:
+            """Class ``index``'s next steps, given one of its jobs that finished (or None); or
+            ``refuted``: its bound reaches the cut-off a better tree lowered (settled)."""
             entry = active[index]
             try:
-                entry[2] = entry[1].send(job)
+                entry[2] = entry[1].throw(Refuted()) if refuted else entry[1].send(job)
             except StopIteration as done:
                 del active[index]
                 settled(index, *done.value)
+                while beaten := [i for i, entry in active.items()  # by the better tree
+                                 if entry[0].lower() >= entry[0].best]:
+                    step(beaten[0], None, refuted=True)
 
         try:
             while True:
@@ -213,7 +221,7 @@ class TotalSearch(RootSearch):
                         bar.update(len(classes[index][2]))
                         settled(index, value, root)
                     continue
-                while by_parts and len(active) < at_once:
+                while by_parts and len(active) < at_once():
                     index = by_parts.popleft()
                     bound, guess, parts = classes[index]
                     board.index = index
