@@ -320,3 +320,32 @@ def test_classes_side_by_side_in_any_order_of_jobs(spec, mode, monkeypatch):
             assert replay(Tree(game, out.root, "total", mode)).total == true
             assert engine.most <= 2 and not engine.live, (seed, upper)
     assert asks and min(asks) > 0
+
+
+def test_a_class_refuted_from_outside_clears_its_query_s_note(monkeypatch):
+    """A class refuted by a better tree found beside it, while one of its split parts' queries
+    is shown beside the bar, takes the note away with it."""
+    from optimizer.search.root_class import Refuted
+
+    monkeypatch.setattr(RootSearch, "split_size", 3)
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=14)
+    search = TotalSearch(solver, ShuffledEngine(solver, 2, 0))
+    depth, shown = game.n_codes, []
+    monkeypatch.setattr(search.board, "note", shown.append)
+    for bound, guess, parts in search.first_classes(depth):
+        for best in range(bound + 1, bound + 200, 7):
+            cls = search.root_class(guess, parts, depth, best, 0)
+            steps = cls.steps()
+            try:
+                waiting = steps.send(None)
+                while not (any(s.asked for s in cls.splits.values()) and shown and shown[-1]):
+                    waiting = steps.send(search.engine.wait(waiting, None) if waiting else None)
+            except StopIteration:
+                continue
+            cls.best = cls.lower()  # as a better tree beside it lowers the cut-off
+            with pytest.raises(StopIteration):
+                steps.throw(Refuted())
+            assert shown[-1] == ""
+            return
+    raise AssertionError("no split part's query was shown")

@@ -93,6 +93,8 @@ class RootClass:
                 yield from self._pass(self._open())
         except Refuted:
             self.search.bar.update(len(self.order) - len(self.subtrees))
+            if any(split.asked for split in self.splits.values()):  # refuted from outside
+                self.search.board.note("")  # (a better tree beside it): its query's note goes
             return self.lower(), None
         finally:
             self.search.cancel(list(self.jobs))
