@@ -135,6 +135,27 @@ def test_part_facts_stay_unless_a_tree_settles_their_class(tmp_path, monkeypatch
     assert Checkpoint(path, game, "any").totals["total", depth].parts == kept
 
 
+@pytest.mark.parametrize("upper", [None, 0])
+def test_a_found_tree_drops_the_part_facts_of_classes_it_settles(tmp_path, upper):
+    """A part fact on the class of highest bound (as a run stopped beside it leaves): once a
+    run finds a tree that the class's bound reaches, the fact goes, also when the run only
+    asked whether the optimum is reached (``upper``: 0 stands for the optimum, with no tree)."""
+    game = parse_game("mastermind:3x3")
+    path, depth = tmp_path / "cp.json", game.n_codes
+    _, total = plain_values(game, "any")
+    true = total(frozenset(range(game.n_secrets)), depth)
+    search = _search(game, "any", path, threads=3)  # every class taken up before a tree
+    bound, guess, parts = max(search.first_classes(depth), key=lambda c: c[0])
+    assert bound > true
+    fid, part = max(parts.items(), key=lambda kv: len(kv[1]))
+    search.checkpoint.record_part("total", depth, (guess, fid),
+                                  search.solver.counting(len(part), depth - 1, "total"), None)
+    out = search.min_total(depth, None if upper is None else true)
+    search.engine.close()
+    assert out.optimal and out.value == true
+    assert (guess, fid) not in Checkpoint(path, game, "any").totals["total", depth].parts
+
+
 def _stopped_file(tmp_path, monkeypatch, name="cp.json", stop=5):
     game = parse_game("bulls-cows:3x6")
     path = tmp_path / name

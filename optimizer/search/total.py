@@ -141,6 +141,7 @@ class TotalSearch(RootSearch):
         todo = deque(range(len(classes)))
         by_parts: deque[int] = deque()  # classes to search by parts, not yet begun
         active: dict = {}  # class index -> [its RootClass, its steps, the jobs they wait for]
+        skipped: list[int] = []  # classes their bound settled, never searched
 
         def at_once() -> int:
             """Classes side by side: one while there is no tree to beat (each would solve
@@ -178,9 +179,7 @@ class TotalSearch(RootSearch):
                 bound, guess, parts = classes[index]
                 if bound >= self.goal(best):  # this class and every later one are done
                     bar.update(sum(len(classes[i][2]) for i in todo))
-                    if log is not None and out.root is not None:  # settled against the tree
-                        log.drop_classes_parts(self.cost, depth, {
-                            classes[i][1] for i in todo if classes[i][0] >= best})
+                    skipped.extend(todo)
                     todo.clear()
                     return
                 known = 0 if log is None else log.total_lower_bound(self.cost, guess, depth)
@@ -238,12 +237,22 @@ class TotalSearch(RootSearch):
                         if index != owner and index in active:
                             step(index, None)
                 elif not todo and not by_parts:
+                    self._drop_skipped(skipped, classes, depth, best, out)
                     return
         finally:
             for entry in active.values():
                 entry[1].close()  # cancels its jobs
             if whole is not None:
                 whole.stop()
+
+    def _drop_skipped(self, skipped: list[int], classes: list, depth: int, best: int,
+                      out: Outcome) -> None:
+        """Forget the part facts of the classes the tree found settles by their bound: a run
+        stopped beside them may have left some, and no search would take them up again. Not
+        without a tree (a run asking whether a value is reached settles nothing on file)."""
+        if self.checkpoint is not None and out.root is not None and skipped:
+            self.checkpoint.drop_classes_parts(self.cost, depth, {
+                classes[i][1] for i in skipped if classes[i][0] >= best})
 
     def _record_pace(self, pace: Pace, depth: int) -> None:
         """What the run spent since the last record, and the estimate, into the checkpoint."""
