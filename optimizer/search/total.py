@@ -133,8 +133,8 @@ class TotalSearch(RootSearch):
         Classes by parts run side by side, as many as there are workers, sharing them (each
         class's steps, RootClass.steps, submit jobs while fewer than the workers run): one
         class at a time left a worker idle at the end of each of its passes and while this
-        thread ranked the next class's guesses (Battleship, --gap 2: the workers busy 92 CPU
-        seconds a minute of 120)."""
+        thread ranked the next class's guesses (Battleship, --gap 1.5, 300 s: 9 classes
+        settled against 8, 4.6% more CPU searching)."""
         log, board, bar = self.checkpoint, self.board, self.bar
         whole = OpeningJobs(self, depth, total_opening) if len(classes) >= MANY_CLASSES \
             else None
