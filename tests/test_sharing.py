@@ -91,40 +91,47 @@ def test_a_shared_search_killed_merged_and_short_of_a_worker_gives_one_result(tm
         assert fresh["optimal"] and fresh["total"] == TOTAL and fresh["checkpoint_facts"] == 0
         assert len(_classes(tmp_path / "fresh.json")) == 4  # 0000 is ruled out by its bound
 
-        # Killed outright once a class is settled, then the same command again: it goes on from
-        # the file, taking every class the killed run settled (each is at least the best total
-        # in hand, the tree the killed run recorded).
+        # Killed outright once the file holds a fact of the search (a settled class or a part's
+        # fact), before its tree is written, then the same command again: it goes on from the
+        # file, taking every class the killed run settled (each is at least the best total in
+        # hand, the tree the killed run recorded) and the part facts of the others. (Classes
+        # run side by side: the last ones may all settle in one burst, before the kill lands.)
         killed = tmp_path / "killed.json"
         proc = _start(_build(address, killed, tmp_path / "killed-tree.json"))
-        _when(proc, lambda: _classes(killed), "a settled class")
+        _when(proc, lambda: _classes(killed) or _facts(killed).get("parts"), "a fact")
         proc.kill()
         assert proc.wait() == -signal.SIGKILL
         left = _classes(killed)
-        assert 1 <= len(left) < 4 and not (tmp_path / "killed-tree.json").exists()
+        assert not (tmp_path / "killed-tree.json").exists()
         out = _run(_build(address, killed, tmp_path / "restarted-tree.json"))
         restarted = _tree(tmp_path / "restarted-tree.json")
         search = restarted["meta"]["total_search"]
         # and the part facts of a class it had not settled, when a write held them by then
         taken = len(left) + search.get("parts_from_checkpoint", 0)
-        assert search["classes_from_checkpoint"] == len(left)
+        assert taken >= 1 and search.get("classes_from_checkpoint", 0) == len(left)
         assert restarted["checkpoint_facts"] == taken
         assert search["classes_searched"] + len(left) == 4 and f": {taken} fact" in out
         assert restarted["optimal"] and restarted["total"] == TOTAL
         assert restarted["proof"].startswith(f"proven, resting on {taken} checkpoint fact")
 
         # Two runs on two files, as on two clusters: one stopped (SIGTERM, as a person stops it:
-        # the best tree is written) once it has settled a class, well before its end (a signal
+        # the best tree is written) once it has a fact on file, before its end (a signal
         # that lands as the command closes its engine after the search loses the finished tree:
         # exit status 130); one given half as long again (`--time-limit`: it may finish first
         # on a fast machine). Their union goes on to the same optimum, every claim re-proved.
         began = time.monotonic()
         proc = _start(_build(address, tmp_path / "a.json", tmp_path / "a-tree.json"))
-        _when(proc, lambda: _classes(tmp_path / "a.json"), "a settled class")
+        _when(proc, lambda: _classes(tmp_path / "a.json") or _facts(tmp_path / "a.json").get(
+            "parts"), "a fact")
         limit = 1.5 * (time.monotonic() - began)
         proc.send_signal(signal.SIGTERM)
-        assert "stopped early" in _finish(proc, status=3)
+        out, err = proc.communicate(timeout=300)
         stopped = _tree(tmp_path / "a-tree.json")
-        assert not stopped["optimal"] and stopped["meta"]["stopped"]
+        if proc.returncode == 0:  # the last classes settled in one burst before the signal
+            assert stopped["optimal"] and stopped["total"] == TOTAL
+        else:
+            assert proc.returncode == 3 and b"stopped early" in out, (out + err)[-3000:]
+            assert not stopped["optimal"] and stopped["meta"]["stopped"]
         proc = _start(_build(address, tmp_path / "b.json", tmp_path / "b-tree.json",
                              "--time-limit", f"{limit:.2f}"))
         _, err = proc.communicate(timeout=300)
@@ -139,7 +146,7 @@ def test_a_shared_search_killed_merged_and_short_of_a_worker_gives_one_result(tm
         assert "OK: every claim checked holds" in out
         _run(_build(address, merged, tmp_path / "resumed-tree.json"))
         resumed = _tree(tmp_path / "resumed-tree.json")
-        assert resumed["meta"]["total_search"]["classes_from_checkpoint"] == len(a | b) >= 1
+        assert resumed["meta"]["total_search"].get("classes_from_checkpoint", 0) == len(a | b)
         assert resumed["optimal"] and resumed["total"] == TOTAL
 
         # A worker lost (killed outright) while the search runs: its jobs go to the other one.
