@@ -52,19 +52,20 @@ class TotalFacts:
 
     def drop_below(self, prefix: tuple[int, ...]) -> bool:
         """Forget the part facts below ``prefix`` (itself excluded); whether any was."""
-        n = len(prefix)
-        gone = [p for p in self.parts if len(p) > n and p[:n] == tuple(prefix)]
-        for path in gone:
-            del self.parts[path]
-        return bool(gone)
+        n, prefix = len(prefix), tuple(prefix)
+        return self._drop(lambda path: len(path) > n and path[:n] == prefix)
 
     def drop_classes(self, guesses: set[int]) -> bool:
         """Forget the part facts of the classes opening with ``guesses``, in one pass; whether
         any was."""
-        gone = [p for p in self.parts if p[0] in guesses]
-        for path in gone:
+        return self._drop(lambda path: path[0] in guesses)
+
+    def _drop(self, gone) -> bool:
+        """Forget the part facts whose path ``gone(path)`` holds; whether any was."""
+        paths = [path for path in self.parts if gone(path)]
+        for path in paths:
             del self.parts[path]
-        return bool(gone)
+        return bool(paths)
 
 
 def pace_text(left: dict) -> str:

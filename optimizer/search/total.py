@@ -140,7 +140,7 @@ class TotalSearch(RootSearch):
             else None
         todo = deque(range(len(classes)))
         by_parts: deque[int] = deque()  # classes to search by parts, not yet begun
-        active: dict = {}  # class index -> [its RootClass, its steps, the jobs they wait for]
+        active: dict = {}  # class index -> (its RootClass, its steps), waiting on its jobs
         skipped: list[int] = []  # classes their bound settled, never searched
 
         def at_once() -> int:
@@ -149,7 +149,7 @@ class TotalSearch(RootSearch):
             return 1 if best >= INF else max(1, self.engine.workers)
 
         def room() -> bool:
-            return sum(len(entry[0].jobs) for entry in active.values()) < self.engine.workers
+            return sum(len(cls.jobs) for cls, _ in active.values()) < self.engine.workers
 
         def settled(index: int, value: int, root: Node | None) -> None:
             nonlocal best
@@ -160,9 +160,9 @@ class TotalSearch(RootSearch):
                 out.root = root
                 if log is not None:
                     log.record_incumbent(self.cost, depth, value, root)
-                for entry in active.values():  # a lower cut-off for the classes still on
-                    if entry[0].best < INF:  # (one with no tree to beat solves every part)
-                        entry[0].best = min(entry[0].best, self.goal(best))
+                for cls, _ in active.values():  # a lower cut-off for the classes still on
+                    if cls.best < INF:  # (one with no tree to beat solves every part)
+                        cls.best = min(cls.best, self.goal(best))
             board.settle(max(value, best) if not self.gap else value, index)
             running = len(by_parts) + len(active) + (len(whole.running) if whole is not None
                                                      else 0)
@@ -199,14 +199,14 @@ class TotalSearch(RootSearch):
         def step(index: int, job, refuted: bool = False) -> None:
             """Class ``index``'s next steps, given one of its jobs that finished (or None); or
             ``refuted``: its bound reaches the cut-off a better tree lowered (settled)."""
-            entry = active[index]
+            steps = active[index][1]
             try:
-                entry[2] = entry[1].throw(Refuted()) if refuted else entry[1].send(job)
+                steps.throw(Refuted()) if refuted else steps.send(job)
             except StopIteration as done:
                 del active[index]
                 settled(index, *done.value)
-                while beaten := [i for i, entry in active.items()  # by the better tree
-                                 if entry[0].lower() >= entry[0].best]:
+                while beaten := [i for i, (cls, _) in active.items()  # by the better tree
+                                 if cls.lower() >= cls.best]:
                     step(beaten[0], None, refuted=True)
 
         try:
@@ -223,14 +223,13 @@ class TotalSearch(RootSearch):
                 while by_parts and len(active) < at_once():
                     index = by_parts.popleft()
                     bound, guess, parts = classes[index]
-                    board.index = index
                     cls = self.root_class(guess, parts, depth, self.goal(best), index, room)
-                    active[index] = [cls, cls.steps(), None]
+                    active[index] = (cls, cls.steps())
                     step(index, None)  # up to its first wait (or settled at once)
-                if active:
-                    waiting = [job for entry in active.values() for job in entry[2]]
+                if active:  # each class's steps wait for its running jobs (RootClass.steps)
+                    waiting = [job for cls, _ in active.values() for job in cls.jobs]
                     job = next(self.finished(waiting)) if waiting else None
-                    owner = next((i for i, entry in active.items() if job in entry[2]), None)
+                    owner = next((i for i, (cls, _) in active.items() if job in cls.jobs), None)
                     if owner is not None:
                         step(owner, job)
                     for index in list(active):  # then any room left, the oldest class first
@@ -240,8 +239,8 @@ class TotalSearch(RootSearch):
                     self._drop_skipped(skipped, classes, depth, best, out)
                     return
         finally:
-            for entry in active.values():
-                entry[1].close()  # cancels its jobs
+            for _, steps in active.values():
+                steps.close()  # cancels its jobs
             if whole is not None:
                 whole.stop()
 
