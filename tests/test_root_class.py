@@ -349,3 +349,28 @@ def test_a_class_refuted_from_outside_clears_its_query_s_note(monkeypatch):
             assert shown[-1] == ""
             return
     raise AssertionError("no split part's query was shown")
+
+
+def test_a_slow_query_shows_each_guess_searched(monkeypatch):
+    """A split part's query whose guesses take a second or more each shows the count of guesses
+    searched after each one, not only every 50 (a query of 32 slow guesses stood at 0)."""
+    from optimizer.search import root_class
+
+    monkeypatch.setattr(RootSearch, "split_size", 3)
+    real = root_class.total_guesses
+
+    def slow(*args):
+        results, nodes, _ = real(*args)
+        return results, nodes, 1.5  # CPU seconds, as a long job reports them
+
+    monkeypatch.setattr(root_class, "total_guesses", slow)
+    game = parse_game("mastermind:3x3")
+    solver = NodeSolver(game, "any", table_bits=14)
+    search = TotalSearch(solver, ShuffledEngine(solver, 2, 0))
+    shown = []
+    monkeypatch.setattr(search.board, "note", shown.append)
+    depth = game.n_codes
+    for _, guess, parts in search.first_classes(depth):
+        search.class_total(guess, parts, depth, int(INF) - 1)
+    counts = [int(note.split("? ")[1].split(" of ")[0]) for note in shown if "? " in note]
+    assert counts and max(counts) > 0, shown

@@ -207,7 +207,9 @@ class RootClass:
                 for second, value, tree in split.record(job, results, seconds):
                     self._record((self.guess, fid, second), value, tree)
                 if not split.done():
-                    if len(split.searched) // 50 > before // 50:  # every 50 guesses
+                    # Every 50 guesses, and after each job of a second or more: Bulls and Cows
+                    # 5x8's part of 1920, 32 guesses in 5 minutes, stood at "0 of 32" to the end.
+                    if len(split.searched) // 50 > before // 50 or seconds >= 1.0:
                         self._show(split)
                     continue
                 value, tree = split.lower_bound(), split.tree
