@@ -62,6 +62,12 @@ def _classes(checkpoint: Path) -> dict:
     return _facts(checkpoint).get("classes", {})
 
 
+def _a_fact(checkpoint: Path) -> bool:
+    """Whether the file holds a fact of the search: a settled class or a part's fact."""
+    facts = _facts(checkpoint)
+    return bool(facts.get("classes") or facts.get("parts"))
+
+
 def _when(proc: subprocess.Popen, ready, what: str) -> None:
     """Wait until ``ready()`` holds while ``proc`` still runs (a failure if it ends first)."""
     end = time.monotonic() + 120
@@ -98,7 +104,7 @@ def test_a_shared_search_killed_merged_and_short_of_a_worker_gives_one_result(tm
         # run side by side: the last ones may all settle in one burst, before the kill lands.)
         killed = tmp_path / "killed.json"
         proc = _start(_build(address, killed, tmp_path / "killed-tree.json"))
-        _when(proc, lambda: _classes(killed) or _facts(killed).get("parts"), "a fact")
+        _when(proc, lambda: _a_fact(killed), "a fact")
         proc.kill()
         assert proc.wait() == -signal.SIGKILL
         left = _classes(killed)
@@ -121,8 +127,7 @@ def test_a_shared_search_killed_merged_and_short_of_a_worker_gives_one_result(tm
         # on a fast machine). Their union goes on to the same optimum, every claim re-proved.
         began = time.monotonic()
         proc = _start(_build(address, tmp_path / "a.json", tmp_path / "a-tree.json"))
-        _when(proc, lambda: _classes(tmp_path / "a.json") or _facts(tmp_path / "a.json").get(
-            "parts"), "a fact")
+        _when(proc, lambda: _a_fact(tmp_path / "a.json"), "a fact")
         limit = 1.5 * (time.monotonic() - began)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=300)
