@@ -160,6 +160,24 @@ def test_committed_pages_are_current():
     assert (TREES / "pages" / "index.html").read_text() == render_index(entries)
 
 
+def test_make_trees_skips_the_jobs_a_glob_names():
+    """`make_trees.py --only '*' --skip 'battleship*'`: every job but Battleship's (a batch run
+    on a machine busy with Battleship's own proof)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from make_trees import JOBS, chosen
+    finally:
+        sys.path.pop(0)
+    kept = chosen(JOBS, "*", ["battleship*"])
+    games = {job[0].split(":")[0] for job in kept}
+    assert "battleship" not in games and {"bulls-cows", "mastermind"} <= games
+    assert len(kept) == sum(1 for job in JOBS if not job[0].startswith("battleship"))
+    assert chosen(JOBS, "bulls-cows*", ["* height *", "* total *"]) == [
+        job for job in JOBS if job[0].startswith("bulls-cows") and job[1] not in (
+            "height", "total")]
+    assert chosen(JOBS, "*", []) == JOBS
+
+
 def test_make_trees_pages_only(tmp_path):
     """`make pages` (scripts/make_trees.py --pages-only) writes pages without any search, and
     names each tree it cannot find."""
