@@ -75,11 +75,12 @@ Bounds = namedtuple("Bounds", [
 ])
 
 Table = namedtuple("Table", [
-    "keys",  # (2^bits, 2) uint64: the two hashes of a candidate set
+    "keys",  # (2^bits, 2) uint64: the two hashes of a candidate set, the first XOR a checksum
     "vals",  # (2^bits, 4) int64: meta (size, depth; 0: empty), lower bound, upper bound, guess
     "z1",  # (N,) uint64: a random odd word per code: set hash 1 (also partition signatures)
     "z2",  # (N,) uint64: an independent word per code: set hash 2
     "stop",  # (1,) int8, written by another thread: nonzero ends the search, nothing is stored
+    # (keys, vals, z1 and z2 may be shared by the tables of several threads: table.shared_table)
 ])
 
 Run = namedtuple("Run", [

@@ -52,7 +52,7 @@ from .partition import (
     some_guess_fits,
     tells_nothing,
 )
-from .table import find, store
+from .table import probe, store
 
 
 @njit(cache=True, nogil=True)
@@ -167,13 +167,13 @@ def feasible(problem, orbits, bounds, table, run, cands, d, bmax, path, plen, on
     h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = np.int64(n) << 20
     if tt:
-        slot = find(table, h1, h2, meta)
-        if slot >= 0:
-            if table.vals[slot, 2] <= d:
+        found, lo, hi, known = probe(table, h1, h2, meta)
+        if found:
+            if hi <= d:
                 run.stats[ST_TT_HITS] += 1
-                run.out[0] = table.vals[slot, 3]
+                run.out[0] = known
                 return True
-            if table.vals[slot, 1] > d:
+            if lo > d:
                 run.stats[ST_TT_HITS] += 1
                 return False
     if d == 2:

@@ -26,7 +26,7 @@ from numba import njit
 from .bundles import DCAP, INF, OPT_DEDUPE, OPT_TT, ST_NODES
 from .guesses import node_hash
 from .partition import is_duplicate
-from .table import find, store
+from .table import probe, store
 from .total import min_total, part_bounds, rank_total
 
 EXACT_BELOW = 6  # parts of fewer candidates are solved exactly (min_total)
@@ -56,9 +56,8 @@ def lookahead(problem, orbits, bounds, table, run, cands, d, k, beta, bmax, path
     h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = (np.int64(n) << 20) + d
     if tt:
-        slot = find(table, h1, h2, meta)
-        if slot >= 0:
-            lo, hi = table.vals[slot, 1], table.vals[slot, 2]
+        found, lo, hi, _ = probe(table, h1, h2, meta)
+        if found:
             if lo == hi or lo >= beta:
                 return lo
             if lo > lb0:

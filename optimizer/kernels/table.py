@@ -9,6 +9,13 @@ open-addressed numpy arrays (far faster in numba than a typed dict); on a full b
 of the smaller set is replaced. An empty slot is all zeros: a stored set has at least two codes,
 so its meta (size << 20 | depth) is never 0 and an empty slot is always the first replaced. A
 stopped search (``stop`` set) stores nothing: its unfinished answers are not facts.
+
+The worker threads of one process share one table (``shared_table``), without locks: an entry is
+six words written one by one, so two threads writing one slot at once, or one reading it while
+another writes, may meet a slot mixing two entries. The first hash word is therefore stored
+XORed with a checksum of the entry's four values (``_check``): a mixed slot fails the check
+and reads as empty (a miss, never a wrong answer), and is replaced in time. Each word is
+written whole (aligned 64-bit stores), so no word itself is ever half of two.
 """
 
 import numpy as np
@@ -43,6 +50,14 @@ def new_table(bits: int, n_codes: int, seed: int, stop: np.ndarray | None = None
     )
 
 
+def shared_table(table: Table, stop: np.ndarray) -> Table:
+    """``table``'s entries and hash words with a stop flag of its own: another thread's view of
+    it, so that the threads of one process share what each of them proves (a job asked again
+    lands on whichever thread is free, and finds what the last one stored). Safe without locks
+    (the module's docstring)."""
+    return Table(keys=table.keys, vals=table.vals, z1=table.z1, z2=table.z2, stop=stop)
+
+
 def _odd_words(rng, n: int) -> np.ndarray:
     return rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
@@ -73,15 +88,38 @@ def set_hash(table, cands):
 
 
 @njit(cache=True, nogil=True)
-def find(table, h1, h2, meta):
-    """The slot of table.keys/.vals ((2^bits, 2) uint64, (2^bits, 4) int64) holding this set
-    (hashes h1, h2) at this meta (size << 20 | depth), or -1."""
+def _check(meta, lo, hi, guess):
+    """(uint64) A checksum of an entry's values, XORed into its first hash word (``store``)."""
+    x = mix(np.uint64(guess) + np.uint64(0x9E3779B97F4A7C15))
+    x = mix(x ^ np.uint64(hi))
+    x = mix(x ^ np.uint64(lo))
+    return mix(x ^ np.uint64(meta))
+
+
+@njit(cache=True, nogil=True)
+def _entry(table, h1, h2, meta):
+    """(slot, lower, upper, guess) of the entry of this set (hashes h1, h2) at this meta (size
+    << 20 | depth) in table.keys/.vals ((2^bits, 2) uint64, (2^bits, 4) int64); slot -1 (and
+    the rest meaningless) when there is none, or when the slot was being written (its checksum
+    fails): each word is read once, and the values returned are the ones checked."""
     mask = np.uint64(table.keys.shape[0] - 1)
     i = np.int64(h1 & mask) & ~np.int64(1)
     for s in range(i, i + 2):
-        if table.vals[s, 0] == meta and table.keys[s, 0] == h1 and table.keys[s, 1] == h2:
-            return s
-    return -1
+        m = table.vals[s, 0]
+        if m != meta:
+            continue
+        k1, k2 = table.keys[s, 0], table.keys[s, 1]
+        lo, hi, guess = table.vals[s, 1], table.vals[s, 2], table.vals[s, 3]
+        if k2 == h2 and k1 == h1 ^ _check(m, lo, hi, guess):
+            return s, lo, hi, guess
+    return np.int64(-1), np.int64(0), np.int64(0), np.int64(-1)
+
+
+@njit(cache=True, nogil=True)
+def probe(table, h1, h2, meta):
+    """(found, lower, upper, guess): what the table holds of this set at this meta."""
+    s, lo, hi, guess = _entry(table, h1, h2, meta)
+    return s >= 0, lo, hi, guess
 
 
 @njit(cache=True, nogil=True)
@@ -90,20 +128,19 @@ def store(table, h1, h2, meta, lo, hi, guess):
     if table.stop[0] != 0:
         return
     keys, vals = table.keys, table.vals
-    s = find(table, h1, h2, meta)
-    if s < 0:
+    s, old_lo, old_hi, old_guess = _entry(table, h1, h2, meta)
+    if s >= 0:
+        if old_lo > lo:
+            lo = old_lo
+        if old_hi <= hi:
+            hi, guess = old_hi, old_guess
+    else:
         mask = np.uint64(keys.shape[0] - 1)
         i = np.int64(h1 & mask) & ~np.int64(1)
         s = i if vals[i, 0] < vals[i + 1, 0] else i + 1
-        keys[s, 0] = h1
-        keys[s, 1] = h2
-        vals[s, 0] = meta
-        vals[s, 1] = lo
-        vals[s, 2] = hi
-        vals[s, 3] = guess
-        return
-    if lo > vals[s, 1]:
-        vals[s, 1] = lo
-    if hi < vals[s, 2]:
-        vals[s, 2] = hi
-        vals[s, 3] = guess
+    vals[s, 0] = meta
+    vals[s, 1] = lo
+    vals[s, 2] = hi
+    vals[s, 3] = guess
+    keys[s, 0] = h1 ^ _check(meta, lo, hi, guess)
+    keys[s, 1] = h2

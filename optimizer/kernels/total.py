@@ -61,7 +61,7 @@ from .partition import (
     stable_order,
     tells_nothing,
 )
-from .table import find, store
+from .table import probe, store
 
 
 @njit(cache=True, nogil=True)
@@ -224,12 +224,11 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = (np.int64(n) << 20) + d
     if tt:
-        slot = find(table, h1, h2, meta)
-        if slot >= 0:
-            lo, hi = table.vals[slot, 1], table.vals[slot, 2]
+        found, lo, hi, known = probe(table, h1, h2, meta)
+        if found:
             if lo == hi:
                 run.stats[ST_TT_HITS] += 1
-                run.out[0] = table.vals[slot, 3]
+                run.out[0] = known
                 return hi
             if lo >= beta:
                 run.stats[ST_TT_HITS] += 1

@@ -2,7 +2,8 @@
 
 - ``InProcess``: worker threads in this process (the default): one with the caller's solver for
   a search whose work does not pay for more (``parallel_pays``), else one per core, each with a
-  solver of its own (its tables and scratch) over the game's one set of answer matrices. The
+  solver of its own (its scratch; the transposition tables are the caller's solver's, shared)
+  over the game's one set of answer matrices. The
   kernels release the GIL, so the threads search at once and the main thread stays free to
   notice a time limit or Ctrl-C and to stop the running jobs.
 - ``Dask`` (``dask_engine.py``): a Dask cluster (``dask[distributed]``): a LocalCluster of
@@ -227,9 +228,12 @@ class Stopped(Exception):
 class InProcess:
     """``threads`` worker threads in this process, taking the jobs in the order submitted. One
     thread searches with the caller's solver (warmed by Search.ready); several each build a
-    solver of their own for the same key on their first job, its own tables and scratch over
-    the game's answer matrices (built once), since a NodeSolver is not shared between threads and
-    the caller's own keeps ranking the guesses of the parts it splits while jobs run."""
+    solver of their own for the same key on their first job, its own scratch over the game's
+    answer matrices (built once), since a NodeSolver is not shared between threads and the
+    caller's own keeps ranking the guesses of the parts it splits while jobs run. Their
+    transposition tables are the caller's (``NodeSolver(share=...)``): a guess asked again, at a
+    higher cut-off, finds what was proved of its parts on whichever thread it ran before (with a
+    table each, such an ask cost about 40% more on the other thread: docs/performance.md)."""
 
     round_trip = 0.0  # a future between threads: microseconds
 
@@ -257,7 +261,8 @@ class InProcess:
         if solver is None:
             key = self.solver.key
             solver = self.solver if self.workers == 1 else NodeSolver(
-                self.solver.game, key.guesses, key.opts, key.table_bits, key.counting)
+                self.solver.game, key.guesses, key.opts, key.table_bits, key.counting,
+                share=self.solver)
             with self._lock:
                 self._solvers.append(solver)
             self._mine.solver = solver

@@ -36,7 +36,7 @@ from ..kernels.height import feasible, rank_height
 from ..kernels.heuristics import ENTROPY, greedy_total
 from ..kernels.lookahead import lookahead
 from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
-from ..kernels.table import clear, new_table
+from ..kernels.table import clear, new_table, shared_table
 from ..kernels.table import table_bits as default_table_bits
 from ..kernels.total import min_total, rank_total
 from ..tree import Node
@@ -86,10 +86,13 @@ def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
 
 class NodeSolver:
     """``opts`` switches pruning rules and ``counting`` the counting bounds (tests compare each
-    with the plain search)."""
+    with the plain search). ``share``: a solver of the same key in this process whose tables
+    (and bounds) this one uses too, with a stop flag and scratch of its own: the engine's worker
+    threads share one table, so that a part asked again finds what any of them proved."""
 
     def __init__(self, game: Game, guesses: str = "any", opts: int = OPT_ALL,
-                 table_bits: int | None = None, counting: bool = True):
+                 table_bits: int | None = None, counting: bool = True,
+                 share: NodeSolver | None = None):
         check_guess_mode(game, guesses)
         self.game, self.guesses = game, guesses
         n = game.n_codes  # guesses: the scoring scratch is per guess
@@ -102,13 +105,20 @@ class NodeSolver:
                                _marks(game, n_answers, guesses))
         self.orbits = _orbits(game)
         self.branches = n_answers - 1  # every answer but the win occurs
-        # the total's bounds (and M: the height's), by number of candidates
-        self.bounds = bound_tables(game.n_secrets, self.branches, counting)
         self.stop = np.zeros(1, dtype=np.int8)
-        self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
-        self.total_table = new_table(table_bits, n, HASH_SEED, self.stop)
+        self._share = share
+        if share is not None:
+            assert share.key == self.key, "tables are shared between solvers of one key only"
+            self.bounds = share.bounds
+            self.height_table = shared_table(share.height_table, self.stop)
+        else:
+            # the total's bounds (and M: the height's), by number of candidates
+            self.bounds = bound_tables(game.n_secrets, self.branches, counting)
+            self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
         # least-cost searches (bounds.COSTS): bounds and table each, built on first use
-        self._costs = {"total": (self.bounds, self.total_table)}
+        self._costs: dict[str, tuple] = {}
+        self._costs_lock = threading.Lock()  # a shared solver's are built from other threads
+        self.total_table = self.cost("total")[1]
         self.stats = np.zeros(3, dtype=np.int64)
         self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64),
                        np.zeros((n, n_answers), dtype=np.uint16),
@@ -188,11 +198,19 @@ class NodeSolver:
 
     def cost(self, cost: str):
         """(bounds, table) of a least-cost objective: "total", "deepest" or "deep"."""
-        if cost not in self._costs:
-            key, game = self.key, self.game
-            self._costs[cost] = (bound_tables(game.n_secrets, self.branches, key.counting, cost),
-                                 new_table(key.table_bits, game.n_codes, HASH_SEED, self.stop))
-        return self._costs[cost]
+        with self._costs_lock:
+            if cost not in self._costs:
+                self._costs[cost] = self._new_cost(cost)
+            return self._costs[cost]
+
+    def _new_cost(self, cost: str) -> tuple:
+        if self._share is not None:
+            bounds, table = self._share.cost(cost)
+            return bounds, shared_table(table, self.stop)
+        key, game = self.key, self.game
+        bounds = self.bounds if cost == "total" else bound_tables(
+            game.n_secrets, self.branches, key.counting, cost)
+        return bounds, new_table(key.table_bits, game.n_codes, HASH_SEED, self.stop)
 
     def min_total(self, cands: np.ndarray, depth: int, beta: int = int(INF), path=(),
                   bmax: int | None = None, only=None, cost: str = "total") -> tuple[int, int]:
