@@ -97,13 +97,18 @@ def _check(meta, lo, hi, guess):
 
 
 @njit(cache=True, nogil=True)
+def _bucket(table, h1):
+    """The first of the two slots of the bucket of a set whose first hash is h1 (even)."""
+    return np.int64(h1 & np.uint64(table.keys.shape[0] - 1)) & ~np.int64(1)
+
+
+@njit(cache=True, nogil=True)
 def _entry(table, h1, h2, meta):
     """(slot, lower, upper, guess) of the entry of this set (hashes h1, h2) at this meta (size
     << 20 | depth) in table.keys/.vals ((2^bits, 2) uint64, (2^bits, 4) int64); slot -1 (and
     the rest meaningless) when there is none, or when the slot was being written (its checksum
     fails): each word is read once, and the values returned are the ones checked."""
-    mask = np.uint64(table.keys.shape[0] - 1)
-    i = np.int64(h1 & mask) & ~np.int64(1)
+    i = _bucket(table, h1)
     for s in range(i, i + 2):
         m = table.vals[s, 0]
         if m != meta:
@@ -135,8 +140,7 @@ def store(table, h1, h2, meta, lo, hi, guess):
         if old_hi <= hi:
             hi, guess = old_hi, old_guess
     else:
-        mask = np.uint64(keys.shape[0] - 1)
-        i = np.int64(h1 & mask) & ~np.int64(1)
+        i = _bucket(table, h1)
         s = i if vals[i, 0] < vals[i + 1, 0] else i + 1
     vals[s, 0] = meta
     vals[s, 1] = lo

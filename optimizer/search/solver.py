@@ -4,16 +4,13 @@ process that owns the solver, and trees rebuilt from what they learnt.
 The numba kernels (optimizer.kernels.height and .total) answer one node at a time and remember
 what they learn in the tables kept here, so rebuilding a tree after a search is mostly table
 look-ups. Trees are rebuilt with the true path of guesses, which the symmetry rule needs.
-A solver is not shared between threads: each worker thread of an engine has its own.
+Worker threads of one engine each have a solver of their own (its stop flag, its scratch), built
+with ``share`` so that all of them use one set of tables.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +28,7 @@ from ..kernels.bundles import (
     Orbits,
     Problem,
     Run,
+    Table,
 )
 from ..kernels.height import feasible, rank_height
 from ..kernels.heuristics import ENTROPY, greedy_total
@@ -40,18 +38,17 @@ from ..kernels.table import clear, new_table, shared_table
 from ..kernels.table import table_bits as default_table_bits
 from ..kernels.total import min_total, rank_total
 from ..tree import Node
+from .observer import compiling
 
 HASH_SEED = 20261122
 # the kernels of each search, as warm_up compiles them: the height search's (with the guess
 # pools every search uses), the least cost's, the lookahead bound's
 KERNELS = ("height", "total", "lookahead")
-# What each is called while numba compiles it on an empty cache, which takes up to about
-# COMPILE_SECONDS (2026-11-25, one core of a 2-core machine: 17-26 s each alone, less after
-# another, as they share the guess pools): the first run would otherwise be silent that long.
+# What each is called while numba compiles it on an empty cache (observer.compiling): the first
+# run would otherwise be silent that long.
 COMPILING = {"height": "the least-height search's kernels",
              "total": "the least-cost search's kernels",
              "lookahead": "the lookahead bound's kernels"}
-COMPILE_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -114,7 +111,7 @@ class NodeSolver:
         else:
             # the total's bounds (and M: the height's), by number of candidates
             self.bounds = bound_tables(game.n_secrets, self.branches, counting)
-            self.height_table = new_table(table_bits, n, HASH_SEED, self.stop)
+            self.height_table = self._new_table()
         # least-cost searches (bounds.COSTS): bounds and table each, built on first use
         self._costs: dict[str, tuple] = {}
         self._costs_lock = threading.Lock()  # a shared solver's are built from other threads
@@ -210,7 +207,10 @@ class NodeSolver:
         key, game = self.key, self.game
         bounds = self.bounds if cost == "total" else bound_tables(
             game.n_secrets, self.branches, key.counting, cost)
-        return bounds, new_table(key.table_bits, game.n_codes, HASH_SEED, self.stop)
+        return bounds, self._new_table()
+
+    def _new_table(self) -> Table:
+        return new_table(self.key.table_bits, self.game.n_codes, HASH_SEED, self.stop)
 
     def min_total(self, cands: np.ndarray, depth: int, beta: int = int(INF), path=(),
                   bmax: int | None = None, only=None, cost: str = "total") -> tuple[int, int]:
@@ -356,36 +356,6 @@ class NodeSolver:
         for fid, part in self.game.parts(guess, cands).items():
             node.next[fid] = self._tree(depth - 1, part, path + [guess], choose)
         return node
-
-
-@contextmanager
-def compiling(what: str, announce: bool = True) -> Iterator[None]:
-    """Say on stderr that numba compiles ``what`` when it does, and then how long it took: numba
-    signals a compilation ("numba:compile" events) only once no cached version could be loaded,
-    so a run whose kernels are all in the cache says nothing."""
-    if not announce:
-        yield
-        return
-    from numba.core import event
-
-    started: list[float] = []
-
-    class Said(event.Listener):
-        def on_start(self, ev) -> None:
-            if not started:
-                started.append(time.monotonic())
-                print(f"compiling {what} (first run only, up to about {COMPILE_SECONDS} s)...",
-                      end="", file=sys.stderr, flush=True)
-
-        def on_end(self, ev) -> None:
-            pass
-
-    try:
-        with event.install_listener("numba:compile", Said()):
-            yield
-    finally:
-        if started:
-            print(f" {time.monotonic() - started[0]:.0f} s", file=sys.stderr, flush=True)
 
 
 def _orbits(game: Game) -> Orbits:
