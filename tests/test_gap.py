@@ -101,21 +101,35 @@ def test_a_gap_runs_lookahead_to_its_goal_and_shows_the_best(monkeypatch):
     assert best <= shown_best
 
 
-def test_a_gap_run_leaves_true_facts_and_no_pace(tmp_path):
+def test_a_gap_run_leaves_true_facts_and_keeps_its_pace_apart(tmp_path, capsys):
     """A --gap run's class bounds in the checkpoint are proven (an exact run from them finds
-    the optimum), and it records no work spent: its classes are not settled against the best,
-    so its pace would halve the estimate of what settling them costs."""
+    the optimum). Its work spent is kept under its goal: its classes are only lifted to the
+    goal, so its pace would halve the estimate of what settling them against the best costs:
+    the exact run's pace leaves it out, and it writes no estimate (the file's is the exact
+    one's)."""
     game, ckpt = parse_game("bulls-cows:4x7"), tmp_path / "c.json"
     tree = build(Request(game, objective="total", gap=5.0, checkpoint=str(ckpt)))
     _, bound = within(tree, 5.0)
-    data = orjson.loads(ckpt.read_bytes())
-    facts = data["total"][str(game.n_secrets)]
-    assert "spent" not in facts and "estimate" not in facts
+    facts = orjson.loads(ckpt.read_bytes())["total"][str(game.n_secrets)]
+    goal = math.ceil(replay(tree).total / 1.05)
+    assert "estimate" not in facts
+    (first,) = facts["spent"].values()
+    assert first["goal"] == goal and first["classes"] >= 1
     assert min(c.get("exact", c.get("at_least")) for c in facts["classes"].values()) >= bound
+    log = Checkpoint(ckpt, game, "any")
+    assert log.spent_so_far("total", game.n_secrets, goal)[1:] == (first["classes"], 2)
+    assert log.spent_so_far("total", game.n_secrets) == (0.0, 0, 1)  # this object's only
     exact = build(Request(game, objective="total", checkpoint=str(ckpt)))
     assert exact.optimal and replay(exact).total == 3639
     log = Checkpoint(ckpt, game, "any")
-    assert log.spent_so_far("total", game.n_secrets)[1] > 0  # the exact run's, recorded
+    assert log.spent_so_far("total", game.n_secrets)[1:] == (
+        exact.meta["total_search"]["classes_searched"], 2)  # the exact run's alone
+    assert log.spent_so_far("total", game.n_secrets, goal)[1:] == (first["classes"], 2)
+    assert moo(["checkpoint", "show", str(ckpt)]) == 0
+    shown = [line.strip() for line in capsys.readouterr().out.splitlines() if "work spent" in line]
+    assert len(shown) == 2 and shown[0].endswith("classes settled")
+    assert shown[1].endswith(f"in 1 run on record, {first['classes']} classes lifted to at "
+                             f"least {goal} (--gap runs)")
 
 
 @pytest.mark.parametrize("objective", ["height,total", "total,height"])

@@ -293,6 +293,30 @@ def test_runs_sharing_a_file_or_merged_keep_each_run_s_spending(tmp_path):
     assert merged.spent_so_far("total", 5) == (42.0, 4, 4)
 
 
+def test_gap_runs_sum_their_pace_by_goal_apart_from_the_exact_runs(tmp_path):
+    """A --gap run's classes are lifted to its goal only: its pace is summed with other runs
+    of that goal, never with the runs that settle classes against the best; merged and read
+    back, each run keeps its goal."""
+    game = parse_game("mastermind:3x3")
+    path, other_path = tmp_path / "cp.json", tmp_path / "other.json"
+    runs = [Checkpoint(path, game, "any") for _ in range(3)]
+    for run, (cpu, classes, goal) in zip(runs, [(10.0, 2, 40), (4.0, 1, None), (6.0, 3, 40)],
+                                         strict=True):
+        run.record_spent("total", 5, cpu, classes, goal)
+        run.save()
+    other = Checkpoint(other_path, game, "any")
+    other.record_spent("total", 5, 1.0, 1, 39)
+    other.save()
+    log = Checkpoint(path, game, "any")
+    log.merge(Checkpoint(other_path, game, "any"))
+    assert log.spent_so_far("total", 5, 40) == (16.0, 5, 3)  # and this object
+    assert log.spent_so_far("total", 5, 39) == (1.0, 1, 2)
+    assert log.spent_so_far("total", 5) == (4.0, 1, 2)
+    log.save()
+    spent = Checkpoint(path, game, "any").totals["total", 5].spent
+    assert sorted(e.get("goal", 0) for e in spent.values()) == [0, 39, 40, 40]
+
+
 def test_a_class_settled_from_facts_alone_is_not_lost_to_a_sharing_run(tmp_path):
     """It adds a class and no CPU second: the file's copy of this run's record (rounded when
     written, so maybe a hair above) must not win over this run's own."""
@@ -306,6 +330,9 @@ def test_a_class_settled_from_facts_alone_is_not_lost_to_a_sharing_run(tmp_path)
     ({"abc": {"cpu_seconds": -1, "classes": 1}}, "a number >= 0"),
     ({"abc": {"cpu_seconds": 1, "classes": 1.5}}, "whole number"),
     ({"abc": {"cpu_seconds": 1e308, "classes": 1}}, "at most"),
+    ({"abc": {"cpu_seconds": 1, "classes": 1, "goal": 0}}, "goal: a whole number >= 1"),
+    ({"abc": {"cpu_seconds": 1, "classes": 1, "goal": "40"}}, "goal: a whole number >= 1"),
+    ({"abc": {"cpu_seconds": 1, "classes": 1, "aim": 40}}, "keys are classes"),
 ])
 def test_a_malformed_record_of_spending_is_refused(tmp_path, spent, message):
     game = parse_game("mastermind:3x3")

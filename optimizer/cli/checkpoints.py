@@ -88,10 +88,13 @@ def show(args) -> Exit:
             left = facts.estimate
             print(f"    work left when last written: {left['classes']} first-guess classes, "
                   f"about {left['core_hours']} core-hours at {pace_text(left)}")
-        if facts.spent:
-            cpu, settled, runs = facts.spent_in_all()
+        for goal in sorted({e.get("goal") for e in facts.spent.values()},
+                           key=lambda g: -1 if g is None else g):
+            cpu, settled, runs = facts.spent_in_all(goal)
+            what = "settled" if goal is None else \
+                f"lifted to at least {_shown(cost, goal)} (--gap runs)"
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
-                  f"run{'s' if runs != 1 else ''} on record, {settled} classes settled")
+                  f"run{'s' if runs != 1 else ''} on record, {settled} classes {what}")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED

@@ -256,22 +256,29 @@ class Checkpoint(Merging):
         self.totals.setdefault((cost, depth), TotalFacts()).estimate = dict(estimate)
         self._dirty = True
 
-    def record_spent(self, cost: str, depth: int, cpu: float, classes: int) -> None:
+    def record_spent(self, cost: str, depth: int, cpu: float, classes: int,
+                     goal: int | None = None) -> None:
         """This run spent ``cpu`` more CPU seconds of search and settled ``classes`` more
-        first-guess classes; written with the next save. Summed over every run, it sets the
-        pace of the estimate (``progress.Pace``)."""
+        first-guess classes (with --gap: lifted them to ``goal``; a run whose goal fell with a
+        better tree keeps its sums under the last); written with the next save. Summed over
+        every run of the same kind, it sets the pace of the estimate (``progress.Pace``)."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.spent.get(self.run_id, {"cpu_seconds": 0.0, "classes": 0})
         # a new entry, not the old one changed: the file's last state (``_base``) holds that
-        facts.spent[self.run_id] = {"cpu_seconds": old["cpu_seconds"] + cpu,  # rounded on write
-                                    "classes": old["classes"] + classes}
+        entry = {"cpu_seconds": old["cpu_seconds"] + cpu,  # rounded on write
+                 "classes": old["classes"] + classes}
+        if goal is not None:
+            entry["goal"] = int(goal)
+        facts.spent[self.run_id] = entry
         self._dirty = True
 
-    def spent_so_far(self, cost: str, depth: int) -> tuple[float, int, int]:
-        """(CPU seconds, classes settled) that the runs on record spent, this one's so far
-        included, and how many runs that is with this one."""
+    def spent_so_far(self, cost: str, depth: int,
+                     goal: int | None = None) -> tuple[float, int, int]:
+        """(CPU seconds, classes settled) that the runs on record of this kind (``goal``:
+        ``TotalFacts.spent_in_all``) spent, this one's so far included, and how many runs
+        that is with this one."""
         facts = self.totals.get((cost, depth)) or TotalFacts()
-        cpu, classes, runs = facts.spent_in_all()
+        cpu, classes, runs = facts.spent_in_all(goal)
         return cpu, classes, runs + (self.run_id not in facts.spent)
 
     def flush(self) -> None:

@@ -107,8 +107,7 @@ def facts_json(game: Game, guesses: str, refuted: dict, totals: dict, folder: Pa
         if facts.estimate is not None:
             entry["estimate"] = facts.estimate
         if facts.spent:
-            entry["spent"] = {run: {"cpu_seconds": round(e["cpu_seconds"], 3),
-                                    "classes": e["classes"]}
+            entry["spent"] = {run: {**e, "cpu_seconds": round(e["cpu_seconds"], 3)}
                               for run, e in sorted(facts.spent.items())}
         data.setdefault(cost, {})[str(depth)] = entry
     data.setdefault("total", {})
@@ -352,14 +351,18 @@ def _estimate(raw, where: str) -> dict:
 
 
 def _spent(run: str, raw, where: str) -> dict:
-    """One run's spending: CPU seconds of search and classes settled."""
+    """One run's spending: CPU seconds of search and classes settled (a --gap run's: lifted to
+    its goal)."""
     if not RUN_ID.fullmatch(run):
         raise CheckpointError(f"{where}: {run[:40]!r} is not a run id (1 to 32 letters and "
                               "digits)")
     raw = _object(raw, f"{where}[{run!r}]")
-    if set(raw) != {"cpu_seconds", "classes"}:
-        raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds")
+    if set(raw) - {"goal"} != {"cpu_seconds", "classes"}:
+        raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds and, for a run "
+                              "with --gap, goal")
     _count(raw["classes"], f"{where}[{run!r}].classes", 0)
+    if "goal" in raw:
+        _count(raw["goal"], f"{where}[{run!r}].goal", 1)
     _number(raw["cpu_seconds"], f"{where}[{run!r}].cpu_seconds")
     if raw["cpu_seconds"] > MOST_SECONDS:  # sums of such could overflow to inf, unwritable
         raise CheckpointError(f"{where}[{run!r}].cpu_seconds: at most {MOST_SECONDS:g}")

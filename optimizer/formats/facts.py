@@ -31,10 +31,13 @@ class TotalFacts:
         """The best tree's cost, when one is on file."""
         return self.incumbent[0] if self.incumbent is not None else None
 
-    def spent_in_all(self) -> tuple[float, int, int]:
-        """(CPU seconds, classes settled, runs) of every run on record."""
-        return (sum(e["cpu_seconds"] for e in self.spent.values()),
-                sum(e["classes"] for e in self.spent.values()), len(self.spent))
+    def spent_in_all(self, goal: int | None = None) -> tuple[float, int, int]:
+        """(CPU seconds, classes settled, runs) of every run on record that settled classes
+        against the best (``goal`` None), or with --gap lifted them to ``goal``: two paces
+        that are not to be mixed (a class lifted to a goal below the best costs less)."""
+        runs = [e for e in self.spent.values() if e.get("goal") == goal]
+        return (sum(e["cpu_seconds"] for e in runs), sum(e["classes"] for e in runs),
+                len(runs))
 
     def set_part(self, path: tuple[int, ...], value: int, tree: Node | None) -> bool:
         """Keep a part's exact value (``tree``: its strategy) or bound unless the one known is

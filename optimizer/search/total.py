@@ -77,8 +77,9 @@ class TotalSearch(RootSearch):
                                            desc=f"{self.cost}: root parts", unit="part")
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
-        pace = Pace([c[0] for c in classes], self.goal(best), self.spent(),  # sorted above
-                    log.spent_so_far(self.cost, depth) if log is not None and not self.gap
+        goal = self.goal(best)
+        pace = Pace([c[0] for c in classes], goal, self.spent(),  # sorted above
+                    log.spent_so_far(self.cost, depth, self._kind(goal)) if log is not None
                     else (0.0, 0, 1))
         try:
             if self.whole_game():
@@ -254,15 +255,23 @@ class TotalSearch(RootSearch):
                 classes[i][1] for i in skipped if classes[i][0] >= best})
 
     def _record_pace(self, pace: Pace, depth: int) -> None:
-        """What the run spent since the last record, and the estimate, into the checkpoint."""
+        """What the run spent since the last record, and the estimate, into the checkpoint. A
+        --gap run's spending is kept under its goal, apart from the runs that settle classes
+        against the best (whose pace it would halve), and its estimate is not written: the
+        file's is the work left to settle every class."""
         log = self.checkpoint
-        if log is None or self.gap:  # a class shown to reach the goal is not settled
+        if log is None:
             return
         cpu, classes = pace.spent()
         if cpu > 0 or classes:
-            log.record_spent(self.cost, depth, cpu, classes)
-        if pace.left is not None:
+            log.record_spent(self.cost, depth, cpu, classes, self._kind(pace.best))
+        if pace.left is not None and not self.gap:
             log.record_estimate(self.cost, depth, pace.left)
+
+    def _kind(self, goal: int) -> int | None:
+        """What this run's spending is kept under: a --gap run's goal, None for a run that
+        settles classes against the best."""
+        return goal if self.gap and goal < INF else None
 
     def _has_part_facts(self, guess: int, parts: dict, depth: int) -> bool:
         """Whether the checkpoint holds facts on a part of this class (an earlier run's search
