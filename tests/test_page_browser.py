@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from optimizer.cli.page import Entry, load_entry, write_page
+from optimizer.cli.play_text import feedback_text
 from optimizer.cli.play_text import named as said
-from optimizer.cli.player import feedback_text
 from optimizer.formats.tree_file import write_tree
 from optimizer.games import parse_game, word_game
 from optimizer.games.reply import read_reply

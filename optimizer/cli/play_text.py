@@ -66,3 +66,12 @@ def guess_help(game: Game) -> str:
     if isinstance(game, WordGame):
         return f"  Type a {game.letters}-letter word of the game's list, or ? to give up."
     return f"  Type a code ({game.code_rule()}), or ? to give up."
+
+
+def feedback_text(game: Game, fid: int) -> str:
+    """``1 2 (bulls cows)``: the numbers of the tree format, with their names."""
+    return named(game, game.format_feedback(fid))
+
+
+def guesses_text(n: int) -> str:
+    return f"{n} guess" if n == 1 else f"{n} guesses"

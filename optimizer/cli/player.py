@@ -11,7 +11,7 @@ Modes (the first argument is a tree FILE when such a file exists, else a game sp
   answers (``protocol.py``).
 
 The games themselves are played by ``session.py`` (the Python API); this module is the
-terminal around it.
+terminal around it (``--breaker``: ``breaker.py``; the lines said and asked: ``console.py``).
 
 Everything here scores with ``game.feedback`` in plain Python and never imports numba, so a
 stored tree plays at once. Exit status: 0 solved, 1 not solved (gave up, end of input, wrong
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import sys
 from pathlib import Path
 
@@ -41,17 +40,13 @@ from ..session import (
     Solver,
 )
 from ..tree import NOT_PROVEN, Tree, TreeError, checkpoint_facts, printable, proof, replay, resting
+from .breaker import play_breaker
+from .console import QUIT_WORDS, EndOfInput, ask, say, silence_stdout
 from .options import seed
-from .play_text import guess_help, how_to_answer, named, prompt, secret_intro, think_of_a_secret
+from .play_text import guesses_text, how_to_answer, named, prompt, think_of_a_secret
 from .status import Exit
 
-QUIT_WORDS = frozenset({"q", "quit", "exit", "stop"})
 HELP_WORDS = frozenset({"h", "help", "?"})
-GIVE_UP_WORDS = frozenset({"?", "give up", "giveup", "reveal"}) | QUIT_WORDS
-
-
-class EndOfInput(Exception):
-    """The person closed the input (EOF) or asked to stop."""
 
 
 # --- command line ------------------------------------------------------------------------------
@@ -103,10 +98,10 @@ def run(args: argparse.Namespace) -> Exit:
     try:
         return _run(args)
     except KeyboardInterrupt:
-        _say("\nInterrupted: game over.")
+        say("\nInterrupted: game over.")
         return Exit.INTERRUPTED
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return Exit.FAILED
 
 
@@ -191,7 +186,7 @@ def _describe_guesser(tree: Tree | None) -> str:
     if tree is None:
         return "I pick each guess at random among the codes that fit all your answers."
     result = replay(tree, max_defects=1)
-    most = "" if result.defects else f", at most {_guesses(result.height)}"
+    most = "" if result.defects else f", at most {guesses_text(result.height)}"
     facts = checkpoint_facts(tree)  # what an optimality claim that verify accepts rests on
     proven = "" if proof(tree, result) == NOT_PROVEN else (
         f"; {resting('proven optimal', facts)}" + (" (not re-checked)" if facts else ""))
@@ -202,15 +197,6 @@ def _describe_guesser(tree: Tree | None) -> str:
 def parse_reply(game: Game, text: str) -> int:
     """Feedback id of what a person typed (``games.reply`` reads every form)."""
     return read_reply(game, text)
-
-
-def feedback_text(game: Game, fid: int) -> str:
-    """``1 2 (bulls cows)``: the numbers of the tree format, with their names."""
-    return _named(game, game.format_feedback(fid))
-
-
-def _named(game: Game, feedback: str) -> str:
-    return named(game, feedback)
 
 
 def choices_left(session: Session) -> str:
@@ -225,25 +211,25 @@ def play_maker(session: Session, how: str) -> Exit:
     """The person holds the secret and answers each guess; wrong answers are caught as soon as
     no secret fits them all, and then named."""
     game = session.game
-    _say(think_of_a_secret(game))
-    _say(how)
-    _say(how_to_answer(game))
-    _say(f"{session.candidates_left} possible secrets.")
+    say(think_of_a_secret(game))
+    say(how)
+    say(how_to_answer(game))
+    say(f"{session.candidates_left} possible secrets.")
     try:
         while True:
-            _say(f"Guess {session.guesses + 1}: {session.guess}")
+            say(f"Guess {session.guesses + 1}: {session.guess}")
             _read_reply(session)
             if session.contradiction:
                 return _expose(session)
             if session.solved:
-                _say(f"Solved: your secret is {session.secret}, "
-                     f"found in {_guesses(session.guesses)}.")
+                say(f"Solved: your secret is {session.secret}, "
+                     f"found in {guesses_text(session.guesses)}.")
                 return Exit.FINISHED
-            _say(choices_left(session))
+            say(choices_left(session))
             if session.status == NO_MOVE:
                 return _tree_defect(session)
     except EndOfInput:
-        _say("\nNo more answers: game over.")
+        say("\nNo more answers: game over.")
         return Exit.FAILED
 
 
@@ -252,22 +238,22 @@ def _read_reply(session: Session) -> None:
     it to the session."""
     game = session.game
     while True:
-        text = _ask(prompt(game))
+        text = ask(prompt(game))
         word = text.lower()
         if word in QUIT_WORDS:
             raise EndOfInput
         if word in HELP_WORDS or not word:
-            _say(_maker_help(game))
+            say(_maker_help(game))
             continue
         try:
             reply = parse_reply(game, text)
         except GameError as exc:
-            _say(f"  I do not understand that: {exc}. Type ? for help.")
+            say(f"  I do not understand that: {exc}. Type ? for help.")
             continue
         try:
             session.answer(game.feedback_counts(reply))
         except FeedbackError as exc:
-            _say(f"  {exc}. Please check it and type it again.")
+            say(f"  {exc}. Please check it and type it again.")
             continue
         return
 
@@ -282,29 +268,29 @@ def _maker_help(game: Game) -> str:
 def _expose(session: Session) -> Exit:
     """Seed 002: ask for the secret and name every answer that was not its feedback."""
     game = session.game
-    _say("That cannot be: no secret agrees with all your answers, so one of them is wrong.")
+    say("That cannot be: no secret agrees with all your answers, so one of them is wrong.")
     secret = _ask_secret(game)
-    _say(f"You say your secret is {secret}.")
+    say(f"You say your secret is {secret}.")
     for wrong in session.wrong_answers(secret):
-        _say(f"When I guessed {wrong.guess} you replied {_named(game, wrong.given)} "
-             f"but in fact it is {_named(game, wrong.truth)}.")
+        say(f"When I guessed {wrong.guess} you replied {named(game, wrong.given)} "
+             f"but in fact it is {named(game, wrong.truth)}.")
     return Exit.FAILED
 
 
 def _ask_secret(game: Game) -> str:
     while True:
-        text = _ask("What was your secret? ")
+        text = ask("What was your secret? ")
         if not text:
             continue
         try:
             return game.format_code(game.parse_code(text))
         except GameError as exc:
-            _say(f"  That is not a valid code: {exc}.")
+            say(f"  That is not a valid code: {exc}.")
 
 
 def _tree_defect(session: Session) -> Exit:
     defect = session.tree_defect or ""
-    _say(defect[:1].upper() + defect[1:] + ".")
+    say(defect[:1].upper() + defect[1:] + ".")
     return Exit.FAILED
 
 
@@ -312,116 +298,15 @@ def _tree_defect(session: Session) -> Exit:
 def play_self(session: Session, secret: str) -> Exit:
     """Show the whole game against ``secret``: guess, feedback, choices left."""
     game = session.game
-    _say(f"{game.spec}, secret {secret}")
+    say(f"{game.spec}, secret {secret}")
     while True:
         shown = f"Guess {session.guesses + 1}: {session.guess}"
         reply = session.answer_for(secret)
-        shown += f" -> {_named(game, reply)}"
+        shown += f" -> {named(game, reply)}"
         if session.solved:
-            _say(f"{shown}, solved")
-            _say(f"Solved {secret} in {_guesses(session.guesses)}.")
+            say(f"{shown}, solved")
+            say(f"Solved {secret} in {guesses_text(session.guesses)}.")
             return Exit.FINISHED
-        _say(f"{shown}, {choices_left(session)}")
+        say(f"{shown}, {choices_left(session)}")
         if session.status == NO_MOVE:
             return _tree_defect(session)
-
-
-# --- the person breaks the computer's code ------------------------------------------------
-def play_breaker(game: Game, rng: random.Random, guesses: str = "any") -> Exit:
-    """Seeds 000 and 002: the computer draws a secret and scores the person's guesses, held to
-    the guess mode's rule (a guess that breaks it is refused and does not count)."""
-    secret = rng.randrange(game.n_secrets)
-    _say(secret_intro(game))
-    if guesses != "any":
-        _say(RULES[guesses])
-    made = 0
-    answers: list[tuple[int, int]] = []  # (guess, feedback) so far
-    while True:
-        try:
-            text = _ask(f"Guess {made + 1}: ")
-        except EndOfInput:
-            _say(f"\nNo more guesses. The secret was {game.format_code(secret)}.")
-            return Exit.FAILED
-        if text.lower() in GIVE_UP_WORDS or re.fullmatch(r"-\d+", text):
-            _say(f"The secret was {game.format_code(secret)}; you made {_guesses(made)}.")
-            return Exit.FAILED
-        if not text or text.lower() in ("h", "help"):
-            _say(guess_help(game))
-            continue
-        try:
-            guess = game.parse_code(text)
-        except GameError as exc:
-            _say(f"  Not a valid guess: {exc}.")
-            continue
-        broken = _breaks_rule(game, guesses, answers, guess)
-        if broken:
-            _say(f"  Not allowed ({MODE_NAMES[guesses]}): {broken}.")
-            continue
-        made += 1
-        reply = game.feedback(guess, secret)
-        answers.append((guess, reply))
-        if reply == game.win:
-            _say(f"  {feedback_text(game, reply)}: solved! The secret is "
-                 f"{game.format_code(secret)}; you found it in {_guesses(made)}.")
-            return Exit.FINISHED
-        _say(f"  {feedback_text(game, reply)}")
-
-
-MODE_NAMES = {"consistent": "consistent guesses only", "hard": "hard mode"}
-RULES = {"consistent": "Each guess must fit every answer so far (it could be the secret).",
-         "hard": "Hard mode: each guess must keep every hint so far (greens in place, yellows "
-                 "used)."}
-
-
-def _breaks_rule(game: Game, guesses: str, answers: list[tuple[int, int]],
-                 guess: int) -> str | None:
-    """Why ``guess`` breaks the guess mode's rule after ``answers``, or None when it keeps it."""
-    if guesses == "consistent" and guess >= game.n_secrets:  # the secrets are the first codes
-        return f"it cannot be the secret: it is not one of the {game.n_secrets:,} answers"
-    for earlier, reply in answers:
-        shown = f"{game.format_code(earlier)} got {feedback_text(game, reply)}"
-        if guesses == "consistent" and game.feedback(earlier, guess) != reply:
-            return f"it cannot be the secret, as {shown}"
-        if guesses == "hard" and not game.keeps_hints(earlier, reply, guess):
-            return f"it drops a hint of {shown}"
-    return None
-
-
-# --- console -----------------------------------------------------------------------------------
-def _say(text: str = "") -> None:
-    print(text, flush=True)
-
-
-def _ask(prompt: str) -> str:
-    """One line from the person, stripped. Piped input is echoed so transcripts read well."""
-    try:
-        line = input(prompt)
-    except EOFError:
-        raise EndOfInput from None
-    except UnicodeDecodeError:
-        line = "\ufffd"  # not text: rejected as not understood, then asked again
-    except (OSError, RuntimeError):  # stdin closed or missing
-        raise EndOfInput from None
-    if not _is_tty(sys.stdin):
-        print(line, flush=True)
-    return line.strip()
-
-
-def _is_tty(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def _guesses(n: int) -> str:
-    return f"{n} guess" if n == 1 else f"{n} guesses"
-
-
-def _silence_stdout() -> None:
-    """After a closed pipe (``moo play ... | head``), let the interpreter exit quietly."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
