@@ -371,6 +371,30 @@ def test_a_tree_joins_a_checkpoint_as_the_tree_to_beat(tmp_path, capsys):
     assert "cannot join" in capsys.readouterr().err
 
 
+def test_a_tree_that_does_not_beat_the_file_s_is_still_checked_against_its_facts(tmp_path,
+                                                                                   capsys):
+    """A merged tree costs at least what its opening's class is said to: a tree opening with a
+    class that a (false) fact puts above it is refused, though it is not the new best."""
+    game = parse_game(TOTAL_SPEC)
+    ckpt, tree_file = tmp_path / "a.json", tmp_path / "tree.json"
+    build(Request(game, "total", workers=1, checkpoint=str(ckpt)))
+    best = Checkpoint(ckpt, game, "any").totals["total", 27].incumbent
+    other = next(int(g) for g in game.first_guesses() if int(g) != best[1].guess)
+    assert moo(["build", TOTAL_SPEC, "--objective", "total", "--workers", "1", "--quiet",
+                "--first", game.format_code(other), "-o", str(tree_file)]) == 0
+    value = replay(read_tree(tree_file)).total
+    assert value >= best[0]
+    data = orjson.loads(ckpt.read_bytes())
+    data["total"]["27"]["classes"][game.format_code(other)] = {"at_least": value + 1}
+    ckpt.write_bytes(orjson.dumps(data))
+    merged = tmp_path / "c.json"
+    assert moo(["checkpoint", "merge", str(ckpt), str(tree_file), "-o", str(merged)]) == 2
+    assert (f"contradiction: the tree merged opens with {game.format_code(other)} and costs "
+            f"{value}, but that class is said to cost at least {value + 1}"
+            in capsys.readouterr().err)
+    assert not merged.exists()
+
+
 def test_a_word_game_checkpoint_holds_to_its_lists(tmp_path, monkeypatch, capsys):
     """A file of `words:ANSWERS,GUESSES` names files, whose words may change: the checkpoint
     keeps the lists' digest, and is refused for other lists (or when it has none), with the

@@ -6,7 +6,7 @@ machines, sharing one file), and the check that the facts joined do not contradi
 
 from __future__ import annotations
 
-from ..tree import Tree, replay
+from ..tree import Node, Tree, replay
 from .checkpoint_io import CheckpointError, path_text
 from .facts import SPENT, TotalFacts, claimed, flatten, settles, strength, three_way, unflatten
 from .files import identity
@@ -17,13 +17,17 @@ class Merging:
 
     def add_tree(self, tree: Tree) -> None:
         """A tree found elsewhere (``moo checkpoint merge`` of a tree file): the best total
-        within its height when it beats the file's (replayed here, its value checked)."""
+        within its height when it beats the file's (replayed here, its value checked). Checked
+        against the file's facts whether it beats it or not: a tree costs at least what its
+        opening's class is said to, or one of the two is false."""
         if (tree.game.identity, tree.guesses) != (self.game.identity, self.guesses):
             raise CheckpointError(f"a tree of {tree.game.spec} ({tree.guesses} guesses) cannot "
                                   f"join {self.game.spec} ({self.guesses})")
         result = replay(tree)
         if result.defects:
             raise CheckpointError(f"the tree does not replay: {result.defects[0]}")
+        self._contradicted("total", result.height, result.total, tree.root, result.height,
+                           "the tree merged")
         self.record_incumbent("total", result.height, result.total, tree.root, save=False)
         self.check()
 
@@ -88,21 +92,26 @@ class Merging:
         """Facts that contradict each other: a class's least total above a tree that opens with
         it, or a refuted height at or above such a tree's height."""
         for (cost, depth), facts in self.totals.items():
-            if facts.incumbent is None:
-                continue
-            value, root = facts.incumbent
-            known = self.total_lower_bound(cost, root.guess, depth)
-            if known > value:
-                raise CheckpointError(
-                    f"contradiction: the {cost} incumbent within {depth} opens with "
-                    f"{self.game.format_code(root.guess)} and costs {value}, but that class "
-                    f"is said to cost at least {known}")
-            height = replay(Tree(self.game, root, "total", self.guesses)).height
-            if self.refuted_height(root.guess) >= height:
-                raise CheckpointError(
-                    f"contradiction: {self.game.format_code(root.guess)} is said to be refuted "
-                    f"at height {self.refuted_height(root.guess)}, but the incumbent within "
-                    f"{depth} opens with it and has height {height}")
+            if facts.incumbent is not None:
+                value, root = facts.incumbent
+                height = replay(Tree(self.game, root, "total", self.guesses)).height
+                self._contradicted(cost, depth, value, root, height,
+                                   f"the {cost} incumbent within {depth}")
+
+    def _contradicted(self, cost: str, depth: int, value: int, root: Node, height: int,
+                      what: str) -> None:
+        """CheckpointError if a tree within ``depth`` of this cost and height, opening with
+        ``root``'s guess, contradicts a fact on file."""
+        opening = self.game.format_code(root.guess)
+        known = self.total_lower_bound(cost, root.guess, depth)
+        if known > value:
+            raise CheckpointError(f"contradiction: {what} opens with {opening} and costs "
+                                  f"{value}, but that class is said to cost at least {known}")
+        if self.refuted_height(root.guess) >= height:
+            raise CheckpointError(
+                f"contradiction: {opening} is said to be refuted at height "
+                f"{self.refuted_height(root.guess)}, but {what} opens with it and has height "
+                f"{height}")
 
     # --- sharing one file between runs ---------------------------------------------------------
     def _facts(self) -> dict:
