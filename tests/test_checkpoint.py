@@ -371,25 +371,34 @@ def test_a_tree_joins_a_checkpoint_as_the_tree_to_beat(tmp_path, capsys):
     assert "cannot join" in capsys.readouterr().err
 
 
-def test_a_tree_that_does_not_beat_the_file_s_is_still_checked_against_its_facts(tmp_path,
-                                                                                   capsys):
+@pytest.mark.parametrize("tree_first", [False, True])
+@pytest.mark.parametrize("member", [False, True])
+def test_a_tree_that_does_not_beat_the_file_s_is_still_checked_against_its_facts(
+        tmp_path, capsys, tree_first, member):
     """A merged tree costs at least what its opening's class is said to: a tree opening with a
-    class that a (false) fact puts above it is refused, though it is not the new best."""
+    class that a (false) fact puts above it is refused, though it is not the new best, whether
+    it comes before the checkpoint file or after, and whichever code of the class it opens
+    with (``member``: not the class's first guess, by which the file keys its facts)."""
     game = parse_game(TOTAL_SPEC)
     ckpt, tree_file = tmp_path / "a.json", tmp_path / "tree.json"
     build(Request(game, "total", workers=1, checkpoint=str(ckpt)))
     best = Checkpoint(ckpt, game, "any").totals["total", 27].incumbent
     other = next(int(g) for g in game.first_guesses() if int(g) != best[1].guess)
+    opening = next(c for c in range(game.n_codes) if game.first_guess_class(c) == other
+                   and c != other) if member else other
     assert moo(["build", TOTAL_SPEC, "--objective", "total", "--workers", "1", "--quiet",
-                "--first", game.format_code(other), "-o", str(tree_file)]) == 0
-    value = replay(read_tree(tree_file)).total
+                "--first", game.format_code(opening), "-o", str(tree_file)]) == 0
+    tree = read_tree(tree_file)
+    assert tree.root.guess == opening
+    value = replay(tree).total
     assert value >= best[0]
     data = orjson.loads(ckpt.read_bytes())
     data["total"]["27"]["classes"][game.format_code(other)] = {"at_least": value + 1}
     ckpt.write_bytes(orjson.dumps(data))
     merged = tmp_path / "c.json"
-    assert moo(["checkpoint", "merge", str(ckpt), str(tree_file), "-o", str(merged)]) == 2
-    assert (f"contradiction: the tree merged opens with {game.format_code(other)} and costs "
+    files = [str(tree_file), str(ckpt)] if tree_first else [str(ckpt), str(tree_file)]
+    assert moo(["checkpoint", "merge", *files, "-o", str(merged)]) == 2
+    assert (f"contradiction: the tree merged opens with {game.format_code(opening)} and costs "
             f"{value}, but that class is said to cost at least {value + 1}"
             in capsys.readouterr().err)
     assert not merged.exists()

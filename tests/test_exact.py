@@ -359,6 +359,8 @@ def test_the_pace_is_every_run_s_spending_over_every_run_s_classes():
     assert pace.spent() == (600.0, 1)
     assert pace_text(pace.left) == ("320.0 CPU seconds a class (the mean of 5 classes "
                                              "settled in 3 runs)")
+    assert pace_text(pace.left, "lifted to the goal") == (
+        "320.0 CPU seconds a class (the mean of 5 classes lifted to the goal in 3 runs)")
 
 
 def test_no_estimate_before_a_class_is_settled_on_record():

@@ -129,7 +129,7 @@ def test_a_gap_run_leaves_true_facts_and_keeps_its_pace_apart(tmp_path, capsys):
     shown = [line.strip() for line in capsys.readouterr().out.splitlines() if "work spent" in line]
     assert len(shown) == 2 and shown[0].endswith("classes settled")
     assert shown[1].endswith(f"in 1 run on record, {first['classes']} classes lifted to at "
-                             f"least {goal} (--gap runs)")
+                             f"least {goal} (--gap)")
 
 
 @pytest.mark.parametrize("objective", ["height,total", "total,height"])

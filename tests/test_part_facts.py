@@ -312,9 +312,13 @@ def test_gap_runs_sum_their_pace_by_goal_apart_from_the_exact_runs(tmp_path):
     assert log.spent_so_far("total", 5, 40) == (16.0, 5, 3)  # and this object
     assert log.spent_so_far("total", 5, 39) == (1.0, 1, 2)
     assert log.spent_so_far("total", 5) == (4.0, 1, 2)
+    runs[0].record_spent("total", 5, 2.0, 0, 30)  # a better tree lowered its goal
+    runs[0].save()  # and it reads the others' records
+    assert runs[0].spent_so_far("total", 5, 30) == (12.0, 2, 1)  # its own record alone
+    assert runs[0].spent_so_far("total", 5, 40) == (6.0, 3, 2)  # the other's, and a run
     log.save()
     spent = Checkpoint(path, game, "any").totals["total", 5].spent
-    assert sorted(e.get("goal", 0) for e in spent.values()) == [0, 39, 40, 40]
+    assert sorted(e.get("goal", 0) for e in spent.values()) == [0, 30, 39, 40]
 
 
 def test_a_class_settled_from_facts_alone_is_not_lost_to_a_sharing_run(tmp_path):

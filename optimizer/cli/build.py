@@ -122,10 +122,11 @@ def _report(game, tree, args) -> Exit:
     left = next((v["work_left"] for v in tree.meta.values()
                  if isinstance(v, dict) and v.get("work_left")), None)
     if stopped and left:
-        below = "the goal of --gap" if tree.meta.get("total_search", {}).get("gap_percent") \
-            else "the best total"
+        gap = tree.meta.get("total_search", {}).get("gap_percent")
+        below = "the goal of --gap" if gap else "the best total"
+        done = "lifted to the goal" if gap else "settled"
         print(f"left: {left['classes']} first-guess classes below {below}, about "
-              f"{left['core_hours']} core-hours at {pace_text(left)}")
+              f"{left['core_hours']} core-hours at {pace_text(left, done)}")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} "
               f"fact{'s' if taken != 1 else ''} about first guesses "

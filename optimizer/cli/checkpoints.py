@@ -92,7 +92,7 @@ def show(args) -> Exit:
                            key=lambda g: -1 if g is None else g):
             cpu, settled, runs = facts.spent_in_all(goal)
             what = "settled" if goal is None else \
-                f"lifted to at least {_shown(cost, goal)} (--gap runs)"
+                f"lifted to at least {_shown(cost, goal)} (--gap)"
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
                   f"run{'s' if runs != 1 else ''} on record, {settled} classes {what}")
     if not heights and not log.totals:
@@ -147,7 +147,9 @@ def merge(args) -> Exit:
     except CheckpointError as exc:
         raise CheckpointError(f"{args.output}: {exc}; nothing written (an existing output is "
                               "merged into, so it must be a checkpoint of the same game)") from None
-    for path in args.files:
+    # The trees after every checkpoint file: each is checked against all the facts merged
+    # (one that is not the new best is not checked again).
+    for path in sorted(args.files, key=lambda path: path not in logs):
         try:
             if path in logs:
                 merged.merge(logs[path])

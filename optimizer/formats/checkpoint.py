@@ -279,7 +279,8 @@ class Checkpoint(Merging):
         that is with this one."""
         facts = self.totals.get((cost, depth)) or TotalFacts()
         cpu, classes, runs = facts.spent_in_all(goal)
-        return cpu, classes, runs + (self.run_id not in facts.spent)
+        own = facts.spent.get(self.run_id)
+        return cpu, classes, runs + (own is None or own.get("goal") != goal)
 
     def flush(self) -> None:
         """Save what is recorded and not yet written (part facts, the estimate)."""

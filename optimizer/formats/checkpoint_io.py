@@ -41,9 +41,10 @@ MEANING = {
                    "it (checked by replay on load), or at least 'at_least'",
     "total.estimate": "the work left when it was written: first-guess classes not settled whose "
                       "bound is below the best tree, and core-hours at the pace of every run "
-                      "recorded in 'spent'",
+                      "recorded in 'spent' without a 'goal'",
     "total.spent": "by run: the CPU seconds of search it spent and the first-guess classes it "
-                   "settled (not facts: what sets the pace of the estimate)",
+                   "settled, or with --gap lifted to its 'goal' (not facts: what sets the "
+                   "pace of the estimate, and of the runs of one goal)",
     "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
     "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
 }

@@ -101,16 +101,18 @@ class Merging:
     def _contradicted(self, cost: str, depth: int, value: int, root: Node, height: int,
                       what: str) -> None:
         """CheckpointError if a tree within ``depth`` of this cost and height, opening with
-        ``root``'s guess, contradicts a fact on file."""
+        ``root``'s guess, contradicts a fact on file (about its opening's class, whichever code
+        of the class the tree opens with)."""
         opening = self.game.format_code(root.guess)
-        known = self.total_lower_bound(cost, root.guess, depth)
+        guess = self.game.first_guess_class(root.guess)
+        known = self.total_lower_bound(cost, guess, depth)
         if known > value:
             raise CheckpointError(f"contradiction: {what} opens with {opening} and costs "
                                   f"{value}, but that class is said to cost at least {known}")
-        if self.refuted_height(root.guess) >= height:
+        if self.refuted_height(guess) >= height:
             raise CheckpointError(
                 f"contradiction: {opening} is said to be refuted at height "
-                f"{self.refuted_height(root.guess)}, but {what} opens with it and has height "
+                f"{self.refuted_height(guess)}, but {what} opens with it and has height "
                 f"{height}")
 
     # --- sharing one file between runs ---------------------------------------------------------

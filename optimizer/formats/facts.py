@@ -23,8 +23,9 @@ class TotalFacts:
     # path (guess, feedback id, guess, ...) -> {"exact": v, "tree": Node} | {"at_least": v}
     parts: dict[tuple[int, ...], dict] = field(default_factory=dict)
     estimate: dict | None = None  # the work left, as the last run to write it measured it
-    # run id -> {"cpu_seconds": s, "classes": n}: the CPU seconds of search each run spent and
-    # the classes it settled, summed over every run into the pace of the estimate
+    # run id -> {"cpu_seconds": s, "classes": n} (and "goal": g, a --gap run's): the CPU seconds
+    # of search each run spent and the classes it settled (lifted to g), summed over the runs of
+    # one kind into their pace (``spent_in_all``)
     spent: dict[str, dict] = field(default_factory=dict)
 
     def best(self) -> int | None:
@@ -71,13 +72,14 @@ class TotalFacts:
         return bool(paths)
 
 
-def pace_text(left: dict) -> str:
-    """The pace an estimate (``search.progress.Pace.left``) rests on, as people read it."""
+def pace_text(left: dict, done: str = "settled") -> str:
+    """The pace an estimate (``search.progress.Pace.left``) rests on, as people read it
+    (``done``: what the runs did to a class, "lifted to the goal" for --gap runs)."""
     each = f"{left['seconds_per_class']} CPU seconds a class"
     if "classes_settled" not in left:  # written before the record of every run's spending
         return f"{each} (the pace of the run that wrote it)"
     runs, settled = left["runs"], left["classes_settled"]
-    return (f"{each} (the mean of {settled} class{'es' if settled != 1 else ''} settled in "
+    return (f"{each} (the mean of {settled} class{'es' if settled != 1 else ''} {done} in "
             f"{runs} run{'s' if runs != 1 else ''})")
 
 

@@ -282,6 +282,12 @@ class Game:
         least = smallest_in_orbits(self.n_codes, _generators(self.symmetry(), self.codes))
         return np.flatnonzero(least == np.arange(self.n_codes))
 
+    def first_guess_class(self, code: int) -> int:
+        """The first guess that stands for ``code``'s class in ``first_guesses`` (the smallest
+        of its orbit): what a checkpoint's facts about an opening are keyed by."""
+        return int(smallest_in_orbits(self.n_codes,
+                                      _generators(self.symmetry(), self.codes))[code])
+
     def feedback_classes(self, first: np.ndarray | None = None) -> np.ndarray:
         """The feedback ids that occur in the game, in increasing order, from the rows of
         ``first_guesses`` (``first`` when given) alone: a symmetry maps every (guess, secret)

@@ -11,7 +11,8 @@ from ..kernels.bundles import INF
 class Pace:
     """An honest estimate of what a least-cost root search has left: the classes whose bound is
     still below the best cost in hand and that are not settled, times the CPU seconds of search
-    spent a class settled, over this run and every earlier one on record (``before``: the
+    spent a class settled, over this run and every earlier one of its kind on record (the
+    runs that settle classes against the best, or the --gap runs of its goal; ``before``: the
     checkpoint's sums, ``Checkpoint.spent_so_far``). CPU time, not wall time: a machine shared
     with other work, which stretches wall time (80 to 193 wall seconds a Battleship class on 2
     cores were measured that way), leaves it nearly as it is. Summing over runs counts a class

@@ -157,10 +157,15 @@ class TotalSearch(RootSearch):
             guess = classes[index][1]
             out.searched += 1
             if root is not None and value < best:
+                goal = self.goal(best)
                 best = out.value = board.best = board.value = value
                 out.root = root
                 if log is not None:
                     log.record_incumbent(self.cost, depth, value, root)
+                    if self.gap and self.goal(best) != goal:  # the goal fell: the pace is
+                        # that of the runs of the new goal (this one's record moves there)
+                        pace.before = log.spent_so_far(self.cost, depth,
+                                                       self._kind(self.goal(best)))
                 for cls, _ in active.values():  # a lower cut-off for the classes still on
                     if cls.best < INF:  # (one with no tree to beat solves every part)
                         cls.best = min(cls.best, self.goal(best))
