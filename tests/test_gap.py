@@ -127,9 +127,9 @@ def test_a_gap_run_leaves_true_facts_and_keeps_its_pace_apart(tmp_path, capsys):
     assert log.spent_so_far("total", game.n_secrets, goal)[1:] == (first["classes"], 2)
     assert moo(["checkpoint", "show", str(ckpt)]) == 0
     shown = [line.strip() for line in capsys.readouterr().out.splitlines() if "work spent" in line]
-    assert len(shown) == 2 and shown[0].endswith("classes settled")
-    assert shown[1].endswith(f"in 1 run on record, {first['classes']} classes lifted to at "
-                             f"least {goal} (--gap)")
+    assert len(shown) == 2 and shown[0].endswith(" settled")
+    lifted = f"{first['classes']} class{'es' if first['classes'] != 1 else ''} lifted"
+    assert shown[1].endswith(f"in 1 run on record, {lifted} to at least {goal} (--gap)")
 
 
 @pytest.mark.parametrize("objective", ["height,total", "total,height"])

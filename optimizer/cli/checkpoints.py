@@ -69,7 +69,8 @@ def show(args) -> Exit:
         limit = "no depth limit" if depth >= game.n_secrets else f"within {depth} guesses"
         exact = [e["exact"] for e in facts.classes.values() if "exact" in e]
         bounds = [e["at_least"] for e in facts.classes.values() if "at_least" in e]
-        print(f"  {cost}, {limit}: {len(exact)} classes with an exact least {cost}"
+        print(f"  {cost}, {limit}: {len(exact)} class{'es' if len(exact) != 1 else ''} with an "
+              f"exact least {cost}"
               + (f" (least {_shown(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
               + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
@@ -94,7 +95,8 @@ def show(args) -> Exit:
             what = "settled" if goal is None else \
                 f"lifted to at least {_shown(cost, goal)} (--gap)"
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
-                  f"run{'s' if runs != 1 else ''} on record, {settled} classes {what}")
+                  f"run{'s' if runs != 1 else ''} on record, {settled} class"
+                  f"{'es' if settled != 1 else ''} {what}")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
