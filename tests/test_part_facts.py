@@ -395,3 +395,32 @@ def test_a_part_bound_keeps_its_openings_facts_an_exact_value_drops_them():
     assert not facts.set_part((5, 1), 39, None)  # weaker: kept as it was
     assert facts.set_part((5, 1), 42, Node(7))
     assert set(facts.parts) == {(5, 1)} and facts.parts[5, 1]["exact"] == 42
+
+
+def test_a_reader_s_partitions_kept_give_every_path_its_own_secrets():
+    """part_place with the partitions made so far (what a reader of many facts passes) finds
+    the secrets of each path as it does alone, in any order of the paths, and refuses a path
+    no secret follows all the same."""
+    import random
+
+    import numpy as np
+
+    game = parse_game("mastermind:3x3")
+    root = np.arange(game.n_secrets, dtype=np.int32)
+    paths = []
+    for g in (0, 1, 5):
+        for f, part in game.parts(g, root).items():
+            paths.append((g, f))
+            for g2 in (2, 13):
+                paths += [(g, f, g2)] + [(g, f, g2, f2) for f2 in game.parts(g2, part)]
+    random.Random(7).shuffle(paths)
+    splits: dict = {}
+    for path in paths:
+        secrets, left, pairs = part_place(game, path, 6, splits)
+        alone = part_place(game, path, 6)
+        assert np.array_equal(secrets, alone[0]) and (left, pairs) == alone[1:]
+    g, f = paths[0][:2]
+    missing = next(int(x) for x in game.answer_ids() if x != game.win
+                   and x not in game.parts(g, root))
+    with pytest.raises(ValueError, match="no secret gets"):
+        part_place(game, (g, missing), 6, splits)
