@@ -311,6 +311,28 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert "best tree: 73, opening" in capsys.readouterr().out
 
 
+def test_show_states_what_a_gap_goal_leaves_at_its_runs_pace(tmp_path, capsys):
+    """The file's estimate is the exact runs'; for each goal of --gap runs on record, show
+    counts the classes still below it on file (no fact: below) at those runs' pace."""
+    game = parse_game(TOTAL_SPEC)
+    first = [game.format_code(int(g)) for g in game.first_guesses()]
+    data = {"format": "moo-checkpoint", "version": 2, "game": TOTAL_SPEC, "guesses": "any",
+            "total": {"27": {"classes": {first[0]: {"at_least": 70}, first[1]: {"at_least": 80}},
+                             "spent": {"abc": {"cpu_seconds": 7200, "classes": 4, "goal": 75},
+                                       "def": {"cpu_seconds": 10, "classes": 1}}}}}
+    path = tmp_path / "cp.json"
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "show", str(path)]) == 0
+    out = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    below = len(first) - 1
+    assert out[-3:] == [
+        "work spent: 0.00 CPU hours (10 s) of search in 1 run on record, 1 class settled",
+        "work spent: 2.00 CPU hours (7200 s) of search in 1 run on record, 4 classes lifted to "
+        "at least 75 (--gap)",
+        f"{below} first-guess classes still below it on file, about {below * 0.5:.2f} "
+        "core-hours at that pace"]
+
+
 def test_show_states_the_class_bounds_on_file(tmp_path, capsys):
     """A total within fewer guesses is bounded by the facts within more (a run takes them), and
     the classes with no fact are counted."""

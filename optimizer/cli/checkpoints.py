@@ -14,13 +14,9 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .options import add_search_options, seed, whole_number
 from .status import Exit
-
-if TYPE_CHECKING:
-    from ..formats.checkpoint import Checkpoint
 
 
 def configure(parser) -> None:
@@ -74,7 +70,8 @@ def show(args) -> Exit:
               + (f" (least {_shown(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
               + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
-        print("    " + _class_floor(log, cost, depth, first))
+        bounds = [log.total_lower_bound(cost, g, depth) for g in first]
+        print("    " + _class_floor(cost, bounds))
         if facts.incumbent is not None:
             value, root = facts.incumbent
             print(f"    best tree: {_shown(cost, value)}, opening "
@@ -97,22 +94,27 @@ def show(args) -> Exit:
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
                   f"run{'s' if runs != 1 else ''} on record, {settled} class"
                   f"{'es' if settled != 1 else ''} {what}")
+            if goal is not None and settled:  # the file's estimate is the exact runs' only
+                below = sum(1 for b in bounds if b < goal)
+                print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
+                      f"it on file, about {below * cpu / settled / 3600:.2f} core-hours at "
+                      "that pace")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
 
 
-def _class_floor(log: Checkpoint, cost: str, depth: int, first: set[int]) -> str:
-    """How many of the first-guess classes (``first``) the file bounds, each by its strongest
-    fact (for the total, facts within more guesses count too), and the least of those bounds.
-    A run bounds every class itself as well (counting, lookahead) and keeps the higher of the
-    two, so the bound it prints is at least the least of these and of its own for the rest."""
-    values = [log.total_lower_bound(cost, g, depth) for g in first]
-    values = [v for v in values if v > 0]
+def _class_floor(cost: str, bounds: list[int]) -> str:
+    """How many of the first-guess classes the file bounds (``bounds``: each class's strongest
+    fact, 0 for none; for the total, facts within more guesses count too), and the least of
+    those bounds. A run bounds every class itself as well (counting, lookahead) and keeps the
+    higher of the two, so the bound it prints is at least the least of these and of its own for
+    the rest."""
+    values = [v for v in bounds if v > 0]
     floor = f"least {_shown(cost, min(values))}" if values else "none"
     more = " (facts within more guesses included)" if cost == "total" else ""
-    return (f"class bounds on file: {len(values)} of {len(first)} first-guess classes, "
-            f"{floor}{more}; none for the other {len(first) - len(values)}")
+    return (f"class bounds on file: {len(values)} of {len(bounds)} first-guess classes, "
+            f"{floor}{more}; none for the other {len(bounds) - len(values)}")
 
 
 def _shown(cost: str, value: int) -> str:
