@@ -34,7 +34,7 @@ test: $(EXTRAS)
 	$(BIN)/python -m pytest -q
 	NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest -q -m kernels
 
-# The edit-test loop: everything but the slow, cluster and browser tests (under a minute).
+# The edit-test loop: everything but the slow, cluster and browser tests (about two minutes).
 check: $(EXTRAS)
 	$(BIN)/python -m pytest -q -x -m "not slow and not cluster and not browser"
 
