@@ -89,8 +89,9 @@ def test_split_parts_asked_again_are_asked_for_their_whole_share():
 
 
 def test_a_split_part_batches_its_guesses_where_jobs_cost_a_round_trip():
-    """One guess a job on threads; on an engine whose round trip outweighs a guess, enough for
-    the round trip to be a twentieth of the job, never so many that a worker goes without."""
+    """One guess a job where a job costs nothing beyond its work; on an engine whose round trip
+    outweighs a guess, enough for the round trip to be a twentieth of the job, never so many
+    that a worker goes without; timed anew at each query."""
     from optimizer.search.split_part import MOST_GUESSES, SplitPart
 
     split = SplitPart(0, None, 3, [(10, g) for g in range(1000)])
@@ -103,6 +104,23 @@ def test_a_split_part_batches_its_guesses_where_jobs_cost_a_round_trip():
     split.queue = split.queue[:6]
     assert split.batch(0.01, 2) == 1  # six left, two workers: a guess each
     assert split.next_guesses(4) == [0, 1, 2, 3] and split.next_guesses(4) == [4, 5]
+    split.spent, split.timed = 0.01, 10
+    split.ask(10**7)  # a higher cut-off: its guesses may cost far more, so they are timed anew
+    assert split.batch(0.01, 2) == 1
+
+
+def test_the_threads_engine_batches_guesses_of_a_few_milliseconds():
+    """Worker threads wait for the caller's thread between jobs: guesses of a millisecond go
+    several to a job there too (Battleship's split parts), guesses of a second one each."""
+    from optimizer.search.engine import InProcess
+    from optimizer.search.split_part import SplitPart
+
+    split = SplitPart(0, None, 3, [(10, g) for g in range(1000)])
+    split.ask(10**6)
+    split.spent, split.timed = 0.01, 10
+    assert split.batch(InProcess.round_trip, 2) > 1
+    split.spent, split.timed = 10.0, 10
+    assert split.batch(InProcess.round_trip, 2) == 1
 
 
 def test_a_job_of_several_guesses_is_each_guess_searched_in_turn():

@@ -43,6 +43,7 @@ class SplitPart:
         assert not self.running
         self.beta, self.tree, self.bounds, self.asked = cutoff, None, [], True
         self.searched = []
+        self.spent, self.timed = 0.0, 0  # a guess costs more the higher the cut-off: timed anew
         queue = []
         for bound, guess in self.ranked:
             if guess in self.exact:
