@@ -283,10 +283,8 @@ class Game:
         return np.flatnonzero(least == np.arange(self.n_codes))
 
     def first_guess_class(self, code: int) -> int:
-        """The first guess that stands for ``code``'s class in ``first_guesses`` (the smallest
-        of its orbit): what a checkpoint's facts about an opening are keyed by."""
-        return int(smallest_in_orbits(self.n_codes,
-                                      _generators(self.symmetry(), self.codes))[code])
+        """The code of ``first_guesses`` standing for ``code``'s class (what facts are keyed by)."""
+        return int(smallest_in_orbits(self.n_codes, _generators(self.symmetry(), self.codes))[code])
 
     def feedback_classes(self, first: np.ndarray | None = None) -> np.ndarray:
         """The feedback ids that occur in the game, in increasing order, from the rows of
