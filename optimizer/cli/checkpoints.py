@@ -70,8 +70,8 @@ def show(args) -> Exit:
               + (f" (least {_shown(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
               + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
-        bounds = [log.total_lower_bound(cost, g, depth) for g in first]
-        print("    " + _class_floor(cost, bounds))
+        class_bounds = [log.total_lower_bound(cost, g, depth) for g in first]
+        print("    " + _class_floor(cost, class_bounds))
         if facts.incumbent is not None:
             value, root = facts.incumbent
             print(f"    best tree: {_shown(cost, value)}, opening "
@@ -95,7 +95,7 @@ def show(args) -> Exit:
                   f"run{'s' if runs != 1 else ''} on record, {settled} class"
                   f"{'es' if settled != 1 else ''} {what}")
             if goal is not None and settled:  # the file's estimate is the exact runs' only
-                below = sum(1 for b in bounds if b < goal)
+                below = sum(1 for b in class_bounds if b < goal)
                 print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
                       f"it on file, about {below * cpu / settled / 3600:.2f} core-hours at "
                       "that pace")

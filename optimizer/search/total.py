@@ -157,18 +157,17 @@ class TotalSearch(RootSearch):
             guess = classes[index][1]
             out.searched += 1
             if root is not None and value < best:
-                goal = self.goal(best)
+                old_goal, goal = self.goal(best), self.goal(value)
                 best = out.value = board.best = board.value = value
                 out.root = root
                 if log is not None:
                     log.record_incumbent(self.cost, depth, value, root)
-                    if self.gap and self.goal(best) != goal:  # the goal fell: the pace is
-                        # that of the runs of the new goal (this one's record moves there)
-                        pace.before = log.spent_so_far(self.cost, depth,
-                                                       self._kind(self.goal(best)))
+                    if self.gap and goal != old_goal:  # the goal fell: the pace is that of
+                        # the runs of the new goal (this one's record moves there)
+                        pace.before = log.spent_so_far(self.cost, depth, self._kind(goal))
                 for cls, _ in active.values():  # a lower cut-off for the classes still on
                     if cls.best < INF:  # (one with no tree to beat solves every part)
-                        cls.best = min(cls.best, self.goal(best))
+                        cls.best = min(cls.best, goal)
             board.settle(max(value, best) if not self.gap else value, index)
             running = len(by_parts) + len(active) + (len(whole.running) if whole is not None
                                                      else 0)
