@@ -5,17 +5,23 @@ with them, in ``checkpoint``; the lock that runs sharing one file take, in ``fil
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
-import orjson
 
 from ..games import Game, GameError
 from ..objective import cost_value
 from ..tree import Node, Tree, TreeError, replay
+from .checkpoint_fields import (
+    CheckpointError,
+    count,
+    estimate,
+    json_object,
+    number,
+    read_json,
+    spent,
+)
 from .facts import TotalFacts
-from .files import read_file
 from .tree_file import node_from_json, node_to_json
 
 FORMAT = "moo-checkpoint"
@@ -24,8 +30,6 @@ OLD_FORMAT = "moo-height-checkpoint"  # version 1
 # A word game's lists, by digest (WordGame.digest): its spec names files (or nothing, for lists
 # given in Python), whose words may change while the file's facts stay.
 LISTS = "word_lists_sha256"
-RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
-MOST_SECONDS = 1e12  # CPU seconds a run can have spent (30,000 core-years)
 MEANING = {
     "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
                       "guesses",
@@ -49,11 +53,6 @@ MEANING = {
     "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
 }
 COSTS = ("total", "deepest", "deep")
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that is malformed, contradicts itself or another, or belongs to another
-    game or guess mode."""
 
 
 def part_place(game: Game, path: tuple[int, ...], depth: int,
@@ -179,12 +178,12 @@ class _Reader:
         if fmt == OLD_FORMAT:
             self._load_refuted(data.get("refuted"), f"{where}: refuted")
             return
-        height = _object(data.get("height", {}), f"{where}: height")
+        height = json_object(data.get("height", {}), f"{where}: height")
         if set(height) - {"refuted"}:
             raise CheckpointError(f"{where}: height: only 'refuted' is known")
         self._load_refuted(height.get("refuted", {}), f"{where}: height.refuted")
         for cost in COSTS:
-            for text, facts in _object(data.get(cost, {}), f"{where}: {cost}").items():
+            for text, facts in json_object(data.get(cost, {}), f"{where}: {cost}").items():
                 self._load_total(cost, text, facts, f"{where}: {cost}[{text!r}]")
 
     def _same_game(self, spec, digest) -> bool:
@@ -216,31 +215,31 @@ class _Reader:
                 f"checkpoint for these lists")
 
     def _load_refuted(self, entries, where: str) -> None:
-        for text, entry in _object(entries, where).items():
+        for text, entry in json_object(entries, where).items():
             guess = self._code(text, where)
-            entry = _object(entry, f"{where}[{text!r}]")
+            entry = json_object(entry, f"{where}[{text!r}]")
             if set(entry) - {"height", "nodes", "seconds"}:
                 raise CheckpointError(f"{where}[{text!r}]: keys are height, nodes, seconds")
-            height = _count(entry.get("height"), f"{where}[{text!r}].height", 1)
+            height = count(entry.get("height"), f"{where}[{text!r}].height", 1)
             if height >= self.game.n_secrets:
                 raise CheckpointError(f"{where}[{text!r}]: height {height} cannot be refuted: "
                                       f"every useful guess finishes {self.game.n_secrets} codes "
                                       "within that many guesses")
-            _count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
-            _number(entry.get("seconds", 0), f"{where}[{text!r}].seconds")
+            count(entry.get("nodes", 0), f"{where}[{text!r}].nodes", 0)
+            number(entry.get("seconds", 0), f"{where}[{text!r}].seconds")
             self.refuted[guess] = entry
 
     def _load_total(self, cost: str, text: str, facts, where: str) -> None:
         if not text.isascii() or not text.isdigit() or str(int(text)) != text or int(text) < 1:
             raise CheckpointError(f"{where}: a depth limit is a positive whole number")
-        facts = _object(facts, where)
+        facts = json_object(facts, where)
         if set(facts) - {"classes", "incumbent", "parts", "estimate", "spent"}:
             raise CheckpointError(f"{where}: keys are classes, incumbent, parts, estimate, "
                                   "spent")
         known = self.totals.setdefault((cost, int(text)), TotalFacts())
-        for code, entry in _object(facts.get("classes", {}), f"{where}.classes").items():
+        for code, entry in json_object(facts.get("classes", {}), f"{where}.classes").items():
             guess = self._code(code, f"{where}.classes")
-            entry = _object(entry, f"{where}.classes[{code!r}]")
+            entry = json_object(entry, f"{where}.classes[{code!r}]")
             kinds = set(entry) & {"exact", "at_least"}
             if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead", "cut"} or (
                     "lookahead" in entry and "at_least" not in entry) or (
@@ -250,10 +249,10 @@ class _Reader:
                                       "true when its level was not finished)")
             kind = kinds.pop()
             least = 0 if cost == "deep" else self.game.n_secrets  # every secret costs a guess
-            known.classes[guess] = {kind: _count(entry[kind],
+            known.classes[guess] = {kind: count(entry[kind],
                                                  f"{where}.classes[{code!r}].{kind}", least)}
             if "lookahead" in entry:
-                known.classes[guess]["lookahead"] = _count(
+                known.classes[guess]["lookahead"] = count(
                     entry["lookahead"], f"{where}.classes[{code!r}].lookahead", 1)
             if "cut" in entry:
                 known.classes[guess]["cut"] = True
@@ -269,14 +268,14 @@ class _Reader:
                 raise CheckpointError(f"{where}.parts[{i}]: a second fact on one path")
             known.parts[path] = fact
         if "estimate" in facts:
-            known.estimate = _estimate(facts["estimate"], f"{where}.estimate")
-        for run, entry in _object(facts.get("spent", {}), f"{where}.spent").items():
-            known.spent[run] = _spent(run, entry, f"{where}.spent")
+            known.estimate = estimate(facts["estimate"], f"{where}.estimate")
+        for run, entry in json_object(facts.get("spent", {}), f"{where}.spent").items():
+            known.spent[run] = spent(run, entry, f"{where}.spent")
 
     def _part(self, cost: str, depth: int, raw, where: str) -> tuple[tuple[int, ...], dict]:
         """One part fact: its path and {"exact": v, "tree": node} or {"at_least": v}; an exact
         value is the replayed cost of its tree over the part's secrets."""
-        raw = _object(raw, where)
+        raw = json_object(raw, where)
         kinds = set(raw) & {"exact", "at_least"}
         if len(kinds) != 1 or set(raw) != {"path", *kinds, *({"tree"} if "exact" in raw else ())}:
             raise CheckpointError(f"{where}: keys are path and at_least, or path, exact, tree")
@@ -308,7 +307,7 @@ class _Reader:
         if left < 1:
             raise CheckpointError(f"{where}.path: no guess is left within {depth}")
         kind = kinds.pop()
-        value = _count(raw[kind], f"{where}.{kind}", 0 if cost == "deep" else len(secrets))
+        value = count(raw[kind], f"{where}.{kind}", 0 if cost == "deep" else len(secrets))
         if kind == "at_least":
             return path, {"at_least": value}
         try:
@@ -329,7 +328,7 @@ class _Reader:
         return path, {"exact": value, "tree": node}
 
     def _incumbent(self, cost: str, raw, depth: int, where: str) -> tuple[int, Node]:
-        raw = _object(raw, where)
+        raw = json_object(raw, where)
         if set(raw) != {"value", "root"}:
             raise CheckpointError(f"{where}: keys are value, root")
         try:
@@ -357,67 +356,3 @@ class _Reader:
                                   f"{self.game.format_code(guess)!r}")
         self._codes[text] = guess
         return guess
-
-
-def _estimate(raw, where: str) -> dict:
-    raw = _object(raw, where)
-    keys = {"classes", "core_hours", "seconds_per_class"}
-    if set(raw) not in (keys, keys | {"classes_settled", "runs"}):
-        raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))} (and "
-                              "classes_settled, runs: what the pace rests on)")
-    for key in ("classes", "classes_settled", "runs"):
-        if key in raw:
-            _count(raw[key], f"{where}.{key}", 0)
-    for key in ("core_hours", "seconds_per_class"):
-        _number(raw[key], f"{where}.{key}")
-    return raw
-
-
-def _spent(run: str, raw, where: str) -> dict:
-    """One run's spending: CPU seconds of search and classes settled (a --gap run's: lifted to
-    its goal)."""
-    if not RUN_ID.fullmatch(run):
-        raise CheckpointError(f"{where}: {run[:40]!r} is not a run id (1 to 32 letters and "
-                              "digits)")
-    raw = _object(raw, f"{where}[{run!r}]")
-    if set(raw) - {"goal"} != {"cpu_seconds", "classes"}:
-        raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds and, for a run "
-                              "with --gap, goal")
-    _count(raw["classes"], f"{where}[{run!r}].classes", 0)
-    if "goal" in raw:
-        _count(raw["goal"], f"{where}[{run!r}].goal", 1)
-    _number(raw["cpu_seconds"], f"{where}[{run!r}].cpu_seconds")
-    if raw["cpu_seconds"] > MOST_SECONDS:  # sums of such could overflow to inf, unwritable
-        raise CheckpointError(f"{where}[{run!r}].cpu_seconds: at most {MOST_SECONDS:g}")
-    return raw
-
-
-def read_json(path: Path) -> dict:
-    try:
-        raw = read_file(path)
-    except OSError as exc:
-        raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
-    return _object(data, str(path))
-
-
-def _object(value, where: str) -> dict:
-    if not isinstance(value, dict):
-        raise CheckpointError(f"{where}: must be a JSON object")
-    return value
-
-
-def _number(value, where: str) -> None:
-    """A number >= 0, whole or not (not a boolean)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise CheckpointError(f"{where}: a number >= 0")
-
-
-def _count(value, where: str, least: int) -> int:
-    """A whole number >= least (not a boolean, which JSON readers take for 0 and 1)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise CheckpointError(f"{where}: a whole number >= {least}, found {value!r}")
-    return value

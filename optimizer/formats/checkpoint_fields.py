@@ -1,0 +1,86 @@
+"""The checks of a checkpoint file's values (docs/checkpoint-format.md), each naming the place
+of a defect: reading its JSON, and the fields that are not facts (what runs spent, the estimate).
+The facts themselves are read in ``checkpoint_io``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+
+from .files import read_file
+
+RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
+MOST_SECONDS = 1e12  # CPU seconds a run can have spent (30,000 core-years)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is malformed, contradicts itself or another, or belongs to another
+    game or guess mode."""
+
+
+def estimate(raw, where: str) -> dict:
+    raw = json_object(raw, where)
+    keys = {"classes", "core_hours", "seconds_per_class"}
+    if set(raw) not in (keys, keys | {"classes_settled", "runs"}):
+        raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))} (and "
+                              "classes_settled, runs: what the pace rests on)")
+    for key in ("classes", "classes_settled", "runs"):
+        if key in raw:
+            count(raw[key], f"{where}.{key}", 0)
+    for key in ("core_hours", "seconds_per_class"):
+        number(raw[key], f"{where}.{key}")
+    return raw
+
+
+def spent(run: str, raw, where: str) -> dict:
+    """One run's spending: CPU seconds of search and classes settled (a --gap run's: lifted to
+    its goal)."""
+    if not RUN_ID.fullmatch(run):
+        raise CheckpointError(f"{where}: {run[:40]!r} is not a run id (1 to 32 letters and "
+                              "digits)")
+    raw = json_object(raw, f"{where}[{run!r}]")
+    if set(raw) - {"goal"} != {"cpu_seconds", "classes"}:
+        raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds and, for a run "
+                              "with --gap, goal")
+    count(raw["classes"], f"{where}[{run!r}].classes", 0)
+    if "goal" in raw:
+        count(raw["goal"], f"{where}[{run!r}].goal", 1)
+    number(raw["cpu_seconds"], f"{where}[{run!r}].cpu_seconds")
+    if raw["cpu_seconds"] > MOST_SECONDS:  # sums of such could overflow to inf, unwritable
+        raise CheckpointError(f"{where}[{run!r}].cpu_seconds: at most {MOST_SECONDS:g}")
+    return raw
+
+
+def read_json(path: Path) -> dict:
+    """The JSON object a checkpoint file holds."""
+    try:
+        raw = read_file(path)
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
+    return json_object(data, str(path))
+
+
+def json_object(value, where: str) -> dict:
+    """``value`` when it is a JSON object (a dict)."""
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{where}: must be a JSON object")
+    return value
+
+
+def number(value, where: str) -> None:
+    """A number >= 0, whole or not (not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise CheckpointError(f"{where}: a number >= 0")
+
+
+def count(value, where: str, least: int) -> int:
+    """A whole number >= least (not a boolean, which JSON readers take for 0 and 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise CheckpointError(f"{where}: a whole number >= {least}, found {value!r}")
+    return value
