@@ -582,6 +582,6 @@ def test_a_corrected_refutation_is_written_at_once(tmp_path):
     path = tmp_path / "c.json"
     log = Checkpoint(path, game, "any")
     log.record_refuted(0, 9, 10, 0.5)
-    log._save_cost = 10.0  # a slow file: other facts wait for 200 s
+    log._save_cost = 10.0  # a slow file: other facts wait for 500 s
     log.record_total("total", 0, 9, 40, exact=True)
     assert Checkpoint(path, game, "any").refuted_height(0) == 0

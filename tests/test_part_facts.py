@@ -424,3 +424,30 @@ def test_a_reader_s_partitions_kept_give_every_path_its_own_secrets():
                    and x not in game.parts(g, root))
     with pytest.raises(ValueError, match="no secret gets"):
         part_place(game, (g, missing), 6, splits)
+
+
+def test_a_save_writes_each_part_fact_as_it_is_now(tmp_path):
+    """A save reuses the JSON of the part facts the last one wrote (``facts_json``'s ``kept``):
+    after facts are raised, solved (dropping those below) or added, the file says what a save
+    from nothing would."""
+    import numpy as np
+
+    from optimizer.formats.checkpoint_io import facts_json, path_text
+    from optimizer.tree import Node
+
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "c.json"
+    log = Checkpoint(path, game, "any")
+    g = 0
+    f, f2 = list(game.parts(g, np.arange(game.n_secrets)))[:2]
+    steps = [((g, f, 2), 30, None), ((g, f, 5), 31, None), ((g, f2), 20, None),
+             ((g, f, 2), 33, None), ((g, f2), 22, None), ((g, f), 40, Node(2)),
+             ((g, f2, 7), 9, None)]
+    for where, value, tree in steps:
+        log.record_part("total", 6, where, value, tree)
+        log.save()
+        fresh = facts_json(game, "any", log.refuted, log.totals, tmp_path)
+        assert orjson.loads(path.read_bytes())["total"] == orjson.loads(orjson.dumps(
+            fresh))["total"]
+    assert [p["path"][:2] for p in orjson.loads(path.read_bytes())["total"]["6"]["parts"]] == [
+        path_text(game, (g, f)), path_text(game, (g, f2)), path_text(game, (g, f2))]

@@ -12,7 +12,7 @@ when loaded, or a bound; dropped once their class is settled), and the estimate 
 (not a fact).
 
 The file is rewritten atomically as facts come (part facts at most every ``save_every`` seconds;
-none more often than twenty times a write's time, so that writing stays under a twentieth of the
+none more often than fifty times a write's time, so that writing stays under a fiftieth of the
 run) and at the end: a run killed outright loses at most those seconds. Several runs may share one
 file: each write holds a lock (``.NAME.lock`` beside it), re-reads the file when another run has
 written it since, and merges that run's new facts with its own (``facts.three_way``), so no run
@@ -44,7 +44,8 @@ class Checkpoint(Merging):
 
     # Facts come faster than a file is worth rewriting: at most every save_every seconds,
     # and less often when a write takes long (a large file), so that writing stays under a
-    # twentieth of the command's time (Battleship's 5 MB took 0.24 s).
+    # fiftieth of the command's time: a run sends no job while it writes (Battleship's 62 MB
+    # take 0.75 s, every 40 s).
     save_every = 2.0
 
     def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True):
@@ -61,6 +62,7 @@ class Checkpoint(Merging):
         self._dirty = False  # facts recorded since the last save
         self._saved_at = time.monotonic()
         self._save_cost = 0.0  # seconds the last write of the file took
+        self._json_kept: dict = {}  # the part facts' JSON of the last write (facts_json)
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         # (cost, depth, path) of the part facts this run recorded, and (cost, depth, (guess,)) of
         # its class facts, each with the value it recorded (a stronger one merged in from
@@ -292,7 +294,8 @@ class Checkpoint(Merging):
         """The file's JSON (a word game's list files named from the file's folder, or the
         current one for a checkpoint in memory)."""
         folder = link_target(self.path).parent if self.path is not None else Path.cwd()
-        return facts_json(self.game, self.guesses, self.refuted, self.totals, folder)
+        return facts_json(self.game, self.guesses, self.refuted, self.totals, folder,
+                          self._json_kept)
 
     def save(self) -> None:
         """Write the facts to this checkpoint's file, under its lock, after merging what other
@@ -313,13 +316,13 @@ class Checkpoint(Merging):
         return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2)
 
     def _keep_soon(self, floor: float = 0.0) -> None:
-        """Save a new fact now when nothing was saved for twenty times the last write's time
+        """Save a new fact now when nothing was saved for fifty times the last write's time
         (and ``floor`` seconds), else with a later one or ``flush``, so that writing stays under
-        a twentieth of the run's time: facts may come many a second (a split part's guesses;
+        a fiftieth of the run's time: facts may come many a second (a split part's guesses;
         Wordle's openings, a tenth of a second each, where a write of every class fact took a
         quarter of the parent's time)."""
         self._dirty = True
-        if time.monotonic() - self._saved_at >= max(floor, 20 * self._save_cost):
+        if time.monotonic() - self._saved_at >= max(floor, 50 * self._save_cost):
             self._keep()
 
     def _keep(self) -> None:

@@ -91,9 +91,14 @@ def read_facts(path: Path, game: Game, guesses: str) -> tuple[dict[int, dict],
     return reader.refuted, reader.totals
 
 
-def facts_json(game: Game, guesses: str, refuted: dict, totals: dict, folder: Path) -> dict:
-    """The JSON of a checkpoint's facts for a file in ``folder`` (docs/checkpoint-format.md)."""
+def facts_json(game: Game, guesses: str, refuted: dict, totals: dict, folder: Path,
+               kept: dict | None = None) -> dict:
+    """The JSON of a checkpoint's facts for a file in ``folder`` (docs/checkpoint-format.md).
+    ``kept``: the part facts' JSON of the last call, by (cost, depth, path), each with the fact
+    it was made from; reused for the same fact (facts are replaced, never changed) and replaced
+    by this call's: a run's saves rewrite thousands of subtrees that did not change."""
     code = game.format_code
+    made: dict = {}
     data = {
         "format": FORMAT,
         "version": VERSION,
@@ -110,7 +115,7 @@ def facts_json(game: Game, guesses: str, refuted: dict, totals: dict, folder: Pa
             entry["incumbent"] = {"value": facts.incumbent[0],
                                   "root": node_to_json(game, facts.incumbent[1])}
         if facts.parts:
-            entry["parts"] = [_part_json(game, path, fact)
+            entry["parts"] = [_part_json(game, (cost, depth, path), fact, kept or {}, made)
                               for path, fact in sorted(facts.parts.items())]
         if facts.estimate is not None:
             entry["estimate"] = facts.estimate
@@ -119,15 +124,23 @@ def facts_json(game: Game, guesses: str, refuted: dict, totals: dict, folder: Pa
                               for run, e in sorted(facts.spent.items())}
         data.setdefault(cost, {})[str(depth)] = entry
     data.setdefault("total", {})
+    if kept is not None:
+        kept.clear()
+        kept.update(made)
     return data
 
 
-def _part_json(game: Game, path: tuple[int, ...], fact: dict) -> dict:
-    out: dict = {"path": path_text(game, path)}
+def _part_json(game: Game, key: tuple, fact: dict, kept: dict, made: dict) -> dict:
+    old = kept.get(key)
+    if old is not None and old[0] is fact:
+        made[key] = old
+        return old[1]
+    out: dict = {"path": path_text(game, key[2])}
     if "exact" in fact:
         out.update(exact=fact["exact"], tree=node_to_json(game, fact["tree"]))
     else:
         out["at_least"] = fact["at_least"]
+    made[key] = (fact, out)
     return out
 
 

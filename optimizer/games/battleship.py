@@ -46,7 +46,7 @@ class Battleship(Game):
         column, row = divmod(int(square), self.rows)
         return f"{chr(ord('A') + column)}{row + 1}"
 
-    def format_code(self, index: int) -> str:
+    def _code_text(self, index: int) -> str:
         return " ".join(self.square_name(q) for q in self._rows[index])
 
     def _code_key(self, text: str) -> tuple[int, ...]:

@@ -45,7 +45,7 @@ class DigitGame(Game):
         self._counts = [_symbol_counts(row) for row in self._rows]
 
     # --- codes -------------------------------------------------------------------------------
-    def format_code(self, index: int) -> str:
+    def _code_text(self, index: int) -> str:
         return ("" if self.n_symbols <= 10 else " ").join(map(str, self._rows[index]))
 
     def _code_key(self, text: str) -> tuple[int, ...]:

@@ -95,7 +95,7 @@ class WordGame(Game):
         return len(self.answers)
 
     # --- codes -------------------------------------------------------------------------------
-    def format_code(self, index: int) -> str:
+    def _code_text(self, index: int) -> str:
         return self.words[index]
 
     def _code_key(self, text: str) -> tuple[int, ...]:
