@@ -176,7 +176,7 @@ def test_an_unfinished_lookahead_level_is_kept_as_such(tmp_path):
     fid = next(iter(game.parts(0, np.arange(game.n_codes, dtype=np.int32))))
     log.record_part("total", 28, (0, fid), 12, None)
     log.record_total("total", 0, 28, 40, False, 2, cut=True)
-    log.flush()  # facts are written at most every twenty writes' time, and at the end
+    log.flush()  # facts are written at most every fifty writes' time, and at the end
     again = Checkpoint(path, game, "any")
     assert again.totals["total", 28].classes[0] == {"at_least": 40, "lookahead": 2, "cut": True}
     assert again.lookahead_levels("total", 0, 28) == 1
@@ -582,6 +582,26 @@ def test_a_corrected_refutation_is_written_at_once(tmp_path):
     path = tmp_path / "c.json"
     log = Checkpoint(path, game, "any")
     log.record_refuted(0, 9, 10, 0.5)
-    log._save_cost = 10.0  # a slow file: other facts wait for 500 s
+    log._save_cost = 10.0  # a slow file: other facts wait for a minute
     log.record_total("total", 0, 9, 40, exact=True)
     assert Checkpoint(path, game, "any").refuted_height(0) == 0
+
+
+def test_a_slow_write_holds_facts_back_a_minute_at_most(tmp_path, monkeypatch):
+    """A write that takes long (a large file, or another run's facts read from a shared one
+    first) spaces the next ones out, but a fact waits a minute at most: a killed run loses no
+    more."""
+    game = parse_game(SPEC)
+    path = tmp_path / "c.json"
+    log = Checkpoint(path, game, "any")
+    log.record_refuted(0, 9, 10, 0.5)
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    log._save_cost, log._saved_at = 10.0, now[0]  # fifty times: 500 s
+    fid = next(iter(game.parts(0, np.arange(game.n_codes, dtype=np.int32))))
+    now[0] += 59.0
+    log.record_part("total", 9, (0, fid), 12, None)
+    assert Checkpoint(path, game, "any").part_fact("total", 9, (0, fid)) is None
+    now[0] += 2.0
+    log.record_part("total", 9, (0, fid), 13, None)
+    assert Checkpoint(path, game, "any").part_fact("total", 9, (0, fid)) == {"at_least": 13}

@@ -294,7 +294,7 @@ def test_two_runs_on_one_checkpoint_keep_each_others_facts(tmp_path, minimax):
     b.record_incumbent("total", 9, value, root)
     b.record_total("total", 4, 9, 17, exact=False, lookahead=2)
     a.record_total("deep", 2, 9, 1, exact=True)
-    a.flush()  # facts are written at most every twenty writes' time, and at the end
+    a.flush()  # facts are written at most every fifty writes' time, and at the end
     b.flush()
     on_disk = Checkpoint(path, game, "any")
     assert on_disk.totals["total", 9].classes == {0: {"exact": 20}, 4: {"at_least": 17,

@@ -12,13 +12,14 @@ when loaded, or a bound; dropped once their class is settled), and the estimate 
 (not a fact).
 
 The file is rewritten atomically as facts come (part facts at most every ``save_every`` seconds;
-none more often than fifty times a write's time, so that writing stays under a fiftieth of the
-run) and at the end: a run killed outright loses at most those seconds. Several runs may share one
-file: each write holds a lock (``.NAME.lock`` beside it), re-reads the file when another run has
-written it since, and merges that run's new facts with its own (``facts.three_way``), so no run
-erases another's. A write that fails (a full disk, a folder made read-only) is said in one line; the
-run goes on with its facts in memory and still writes its tree. Reading a file is in
-``checkpoint_io``, merging facts in ``checkpoint_merge``, the lock in ``files``.
+none more often than fifty times a write's time, so that writing stays under a fiftieth of the run,
+nor less often than every minute) and at the end: a run killed outright loses at most those
+seconds. Several runs may share one file: each write holds a lock (``.NAME.lock`` beside it),
+re-reads the file when another run has written it since, and merges that run's new facts with its
+own (``facts.three_way``), so no run erases another's. A write that fails (a full disk, a folder
+made read-only) is said in one line; the run goes on with its facts in memory and still writes its
+tree. Reading a file is in ``checkpoint_io``, merging facts in ``checkpoint_merge``, the lock in
+``files``.
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ class Checkpoint(Merging):
     # Facts come faster than a file is worth rewriting: at most every save_every seconds,
     # and less often when a write takes long (a large file), so that writing stays under a
     # fiftieth of the command's time: a run sends no job while it writes (Battleship's 62 MB
-    # take 0.75 s, every 40 s).
+    # take 0.75 s, every 40 s). But never more than save_at_most seconds apart while facts
+    # come: a write that first reads another run's facts from a shared file takes seconds more.
     save_every = 2.0
+    save_at_most = 60.0
 
     def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True):
         self.path = Path(path) if path is not None else None
@@ -62,7 +65,9 @@ class Checkpoint(Merging):
         self._dirty = False  # facts recorded since the last save
         self._saved_at = time.monotonic()
         self._save_cost = 0.0  # seconds the last write of the file took
-        self._json_kept: dict = {}  # the part facts' JSON of the last write (facts_json)
+        # the part facts' JSON of the last write (facts_json): held between writes, about
+        # as much memory as the facts themselves
+        self._json_kept: dict = {}
         self.corrections: list[str] = []  # facts of the file this run found false (``_correct``)
         # (cost, depth, path) of the part facts this run recorded, and (cost, depth, (guess,)) of
         # its class facts, each with the value it recorded (a stronger one merged in from
@@ -317,12 +322,13 @@ class Checkpoint(Merging):
 
     def _keep_soon(self, floor: float = 0.0) -> None:
         """Save a new fact now when nothing was saved for fifty times the last write's time
-        (and ``floor`` seconds), else with a later one or ``flush``, so that writing stays under
-        a fiftieth of the run's time: facts may come many a second (a split part's guesses;
-        Wordle's openings, a tenth of a second each, where a write of every class fact took a
-        quarter of the parent's time)."""
+        (and ``floor`` seconds; at most ``save_at_most``), else with a later one or ``flush``,
+        so that writing stays under a fiftieth of the run's time: facts may come many a second
+        (a split part's guesses; Wordle's openings, a tenth of a second each, where a write of
+        every class fact took a quarter of the parent's time)."""
         self._dirty = True
-        if time.monotonic() - self._saved_at >= max(floor, 50 * self._save_cost):
+        wait = max(floor, min(50 * self._save_cost, self.save_at_most))
+        if time.monotonic() - self._saved_at >= wait:
             self._keep()
 
     def _keep(self) -> None:

@@ -1,6 +1,7 @@
 """The checkpoint file on disk (docs/checkpoint-format.md): its format, reading and checking a
-file into facts and writing them back. The facts in memory are in ``facts``; what the searches do
-with them, in ``checkpoint``; the lock that runs sharing one file take, in ``files``.
+file into facts and writing them back. The checks of single values are in ``checkpoint_fields``;
+the facts in memory, in ``facts``; what the searches do with them, in ``checkpoint``; the lock
+that runs sharing one file take, in ``files``.
 """
 
 from __future__ import annotations
