@@ -321,6 +321,19 @@ def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace():
     assert pace.left["classes"] == 0 and pace.left["seconds_per_class"] == 30.0
 
 
+def test_the_run_s_own_pace_is_told_beside_the_mean_of_every_run():
+    """The estimate's pace is the mean over every run on record; the run's own is told beside
+    it (classes get dearer as their bounds rise), and only once it has settled a class."""
+    from optimizer.search import progress
+
+    pace = progress.Pace([5, 6, 7, 9, 12], 10, cpu=100.0, before=(300.0, 3, 2))
+    pace.update(10, waiting=0, running=1, cpu=110.0, settled=0)
+    assert pace.own() is None
+    pace.update(10, waiting=1, running=0, cpu=130.0)
+    assert pace.own() == {"classes": 1, "seconds_per_class": 30.0}
+    assert pace.left["seconds_per_class"] == 82.5  # (300 + 30) / 4
+
+
 def test_the_work_left_counts_classes_taken_up_and_not_settled():
     """Classes settle out of order when several run at once (search/openings.py): the estimate
     counts those still running and those not yet taken up below the best, never one settled."""

@@ -253,6 +253,9 @@ def test_each_run_s_spending_is_recorded_and_sets_the_next_run_s_pace(tmp_path, 
     search.engine.close()
     monkeypatch.undo()
     assert first.stopped
+    assert first.work_left["this_run"]["classes"] == first.searched  # told, not written:
+    assert "this_run" not in Checkpoint(path, game, "any").totals[  # the file's estimate is
+        "total", game.n_codes].estimate  # every run's
     spent = Checkpoint(path, game, "any").totals["total", game.n_codes].spent
     assert len(spent) == 1
     (entry,) = spent.values()
@@ -451,3 +454,19 @@ def test_a_save_writes_each_part_fact_as_it_is_now(tmp_path):
             fresh))["total"]
     assert [p["path"][:2] for p in orjson.loads(path.read_bytes())["total"]["6"]["parts"]] == [
         path_text(game, (g, f)), path_text(game, (g, f2)), path_text(game, (g, f2))]
+
+
+def test_a_stopped_build_tells_its_own_pace_beside_every_run_s(tmp_path, monkeypatch, capsys):
+    """`moo build` stopped: the work left at the mean pace of every run on record, and this
+    run's own pace beside it."""
+    import re
+
+    _stop_after(monkeypatch, 30)  # one of its classes settled (one thread: in order)
+    path = tmp_path / "cp.json"
+    assert moo(["build", "mastermind:4x3", "--objective", "total", "--checkpoint", str(path),
+                "-o", str(tmp_path / "t.json"), "--quiet"]) == 3
+    out = capsys.readouterr().out
+    assert re.search(r"left: \d+ first-guess classes below the best total, about [\d.]+ "
+                     r"core-hours at [\d.]+ CPU seconds a class \(the mean of (\d+) class(es)? "
+                     r"settled in 1 run\); this run: [\d.]+ CPU seconds a class over its \1\n",
+                     out), out

@@ -125,8 +125,11 @@ def _report(game, tree, args) -> Exit:
         gap = tree.meta.get("total_search", {}).get("gap_percent")
         below = "the goal of --gap" if gap else "the best total"
         done = "lifted to the goal" if gap else "settled"
+        own = left.get("this_run")
+        mine = (f"; this run: {own['seconds_per_class']} CPU seconds a class over its "
+                f"{own['classes']}" if own else "")
         print(f"left: {left['classes']} first-guess classes below {below}, about "
-              f"{left['core_hours']} core-hours at {pace_text(left, done)}")
+              f"{left['core_hours']} core-hours at {pace_text(left, done)}{mine}")
     if taken:
         print(f"taken from {printable(args.checkpoint)}: {taken} "
               f"fact{'s' if taken != 1 else ''} about first guesses "

@@ -51,6 +51,15 @@ class Pace:
                      "runs": runs}
         return f"left {classes} classes, ~{hours:.1f} core-h"
 
+    def own(self) -> dict | None:
+        """This run's own pace, beside the estimate's mean over every run: the classes left
+        are not like those settled before (the lowest bounds are taken first), and how the
+        pace moves from run to run tells how far to trust the estimate. None before a class."""
+        if not self.classes:
+            return None
+        return {"classes": self.classes,
+                "seconds_per_class": round((self.cpu - self.start) / self.classes, 3)}
+
     def finish(self, cpu: float) -> None:
         """The search ends (stopped or done): what it spent since the last class counts too."""
         self.update(self.best, self.waiting, self.running, cpu, settled=0)

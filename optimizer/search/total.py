@@ -105,7 +105,9 @@ class TotalSearch(RootSearch):
         out.lower_bound = min(proven) if proven else int(INF)
         if out.stopped:
             out.lower_bound = min(out.lower_bound, out.value or out.lower_bound)
-            out.work_left = pace.left
+            own = pace.own()
+            out.work_left = pace.left if pace.left is None or own is None else {
+                **pace.left, "this_run": own}
             return out
         if out.root is None:
             out.notes.append(f"no tree of height {depth} or less exists")
