@@ -318,7 +318,9 @@ def test_show_states_what_a_gap_goal_leaves_at_its_runs_pace(tmp_path, capsys):
     first = [game.format_code(int(g)) for g in game.first_guesses()]
     data = {"format": "moo-checkpoint", "version": 2, "game": TOTAL_SPEC, "guesses": "any",
             "total": {"27": {"classes": {first[0]: {"at_least": 70}, first[1]: {"at_least": 80}},
-                             "spent": {"abc": {"cpu_seconds": 7200, "classes": 4, "goal": 75},
+                             "spent": {"abc": {"cpu_seconds": 5400, "classes": 3, "goal": 75},
+                                       "abd": {"cpu_seconds": 2700, "classes": 1, "goal": 75},
+                                       "abe": {"cpu_seconds": 9, "classes": 0, "goal": 75},
                                        "def": {"cpu_seconds": 10, "classes": 1}}}}}
     path = tmp_path / "cp.json"
     path.write_bytes(orjson.dumps(data))
@@ -327,9 +329,9 @@ def test_show_states_what_a_gap_goal_leaves_at_its_runs_pace(tmp_path, capsys):
     below = len(first) - 1
     assert out[-3:] == [
         "work spent: 0.00 CPU hours (10 s) of search in 1 run on record, 1 class settled",
-        "work spent: 2.00 CPU hours (7200 s) of search in 1 run on record, 4 classes lifted to "
-        "at least 75 (--gap)",
-        f"{below} first-guess classes still below it on file, about {below * 0.5:.2f} "
+        "work spent: 2.25 CPU hours (8109 s) of search in 3 runs on record, 4 classes lifted to "
+        "at least 75 (--gap); by run, 1800.0 to 2700.0 CPU seconds a class",
+        f"{below} first-guess classes still below it on file, about {below * 8109 / 4 / 3600:.2f} "
         "core-hours at that pace"]
 
 
