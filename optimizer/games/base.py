@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
-from .orbits import generators, smallest_in_orbits
+from .orbits import Symmetry, generators, smallest_in_orbits
 
 
 class GameError(ValueError):
@@ -57,22 +56,6 @@ def check_guess_mode(game: Game, guesses: str) -> None:
 def quote(text: str, limit: int = 40) -> str:
     """``text`` quoted for a one-line message (repr escapes control characters), shortened."""
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
-
-
-@dataclass(frozen=True)
-class Symmetry:
-    """The symmetry group the search may use, as plain arrays for the numba kernels.
-
-    kind "digits": a code c maps to s(c[p[0]]), s(c[p[1]]), ... for a position permutation p in
-    ``position_perms`` and a symbol permutation s that keeps ``symbol_class``.
-    kind "perms": an explicit list of code permutations (``code_perms[m, code] = image``).
-    """
-
-    kind: str
-    position_perms: np.ndarray  # (m, P) int8; empty for "perms"
-    symbol_class: np.ndarray  # (S,) int8; empty for "perms"
-    code_perms: np.ndarray  # (m, N) int32; empty for "digits"
-    description: str
 
 
 def tells_nothing(parts: dict, n: int) -> bool:

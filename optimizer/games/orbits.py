@@ -1,16 +1,29 @@
-"""The orbits of a game's symmetry group over its codes, by numpy alone (the player and
-``moo info`` must start without the kernels): which first guesses the search keeps, and the class
-each code stands in."""
+"""A game's symmetry group (``Symmetry``) and its orbits over the codes, by numpy alone (the
+player and ``moo info`` must start without the kernels): which first guesses the search keeps,
+and the class each code stands in."""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .base import Symmetry
+
+@dataclass(frozen=True)
+class Symmetry:
+    """The symmetry group the search may use, as plain arrays for the numba kernels.
+
+    kind "digits": a code c maps to s(c[p[0]]), s(c[p[1]]), ... for a position permutation p in
+    ``position_perms`` and a symbol permutation s that keeps ``symbol_class``.
+    kind "perms": an explicit list of code permutations (``code_perms[m, code] = image``).
+    """
+
+    kind: str
+    position_perms: np.ndarray  # (m, P) int8; empty for "perms"
+    symbol_class: np.ndarray  # (S,) int8; empty for "perms"
+    code_perms: np.ndarray  # (m, N) int32; empty for "digits"
+    description: str
 
 
 def smallest_in_orbits(n: int, generators: list[np.ndarray]) -> np.ndarray:
