@@ -264,7 +264,7 @@ class _Reader:
             kind = kinds.pop()
             least = 0 if cost == "deep" else self.game.n_secrets  # every secret costs a guess
             known.classes[guess] = {kind: count(entry[kind],
-                                                 f"{where}.classes[{code!r}].{kind}", least)}
+                                                f"{where}.classes[{code!r}].{kind}", least)}
             if "lookahead" in entry:
                 known.classes[guess]["lookahead"] = count(
                     entry["lookahead"], f"{where}.classes[{code!r}].lookahead", 1)
