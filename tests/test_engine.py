@@ -373,6 +373,15 @@ def _workers_of(pid: int) -> list[int]:
     return children
 
 
+def _cmdline(pid: int) -> bytes:
+    """A process's command line; empty once it has ended (a short-lived child of the command
+    may end between being listed and being read)."""
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _alive(pid: int) -> bool:
     try:
         state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -392,8 +401,7 @@ def _local_run(tmp_path, *extra):
     end = time.monotonic() + 120
     workers = []
     while time.monotonic() < end and proc.poll() is None:
-        workers = [p for p in _workers_of(proc.pid)
-                   if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        workers = [p for p in _workers_of(proc.pid) if b"spawn_main" in _cmdline(p)]
         if len(workers) == 2:
             break
         time.sleep(0.2)
