@@ -93,7 +93,7 @@ def show(args) -> Exit:
                 f"lifted to at least {_shown(cost, goal)} (--gap)"
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
                   f"run{'s' if runs != 1 else ''} on record, {settled} class"
-                  f"{'es' if settled != 1 else ''} {what}{_paces(facts.spent, goal)}")
+                  f"{'es' if settled != 1 else ''} {what}{_paces(facts.runs_of(goal))}")
             if goal is not None and settled:  # the file's estimate is the exact runs' only
                 below = sum(1 for b in class_bounds if b < goal)
                 print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
@@ -117,11 +117,10 @@ def _class_floor(cost: str, bounds: list[int]) -> str:
             f"{floor}{more}; none for the other {len(bounds) - len(values)}")
 
 
-def _paces(spent: dict, goal: int | None) -> str:
+def _paces(runs: list[dict]) -> str:
     """The runs' own paces, least and most, when they differ: how far the mean that sets the
     estimate is from what the classes taken last cost."""
-    each = [e["cpu_seconds"] / e["classes"] for e in spent.values()
-            if e.get("goal") == goal and e["classes"]]
+    each = [e["cpu_seconds"] / e["classes"] for e in runs if e["classes"]]
     if len(each) < 2 or f"{min(each):.1f}" == f"{max(each):.1f}":
         return ""
     return f"; by run, {min(each):.1f} to {max(each):.1f} CPU seconds a class"

@@ -32,11 +32,15 @@ class TotalFacts:
         """The best tree's cost, when one is on file."""
         return self.incumbent[0] if self.incumbent is not None else None
 
+    def runs_of(self, goal: int | None = None) -> list[dict]:
+        """The spending of every run on record that settled classes against the best (``goal``
+        None), or with --gap lifted them to ``goal``: two paces that are not to be mixed (a
+        class lifted to a goal below the best costs less)."""
+        return [e for e in self.spent.values() if e.get("goal") == goal]
+
     def spent_in_all(self, goal: int | None = None) -> tuple[float, int, int]:
-        """(CPU seconds, classes settled, runs) of every run on record that settled classes
-        against the best (``goal`` None), or with --gap lifted them to ``goal``: two paces
-        that are not to be mixed (a class lifted to a goal below the best costs less)."""
-        runs = [e for e in self.spent.values() if e.get("goal") == goal]
+        """(CPU seconds, classes settled, runs) summed over ``runs_of(goal)``."""
+        runs = self.runs_of(goal)
         return (sum(e["cpu_seconds"] for e in runs), sum(e["classes"] for e in runs),
                 len(runs))
 
