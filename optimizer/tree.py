@@ -88,44 +88,55 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
     if tree.guesses == "hard" and not game.has_hard_mode:
         defects.append(f"guesses: 'hard', but {game.spec} has no hard mode (word games do)")
     everyone = list(range(game.n_secrets)) if secrets is None else list(secrets)
-    # (node, secrets that reach it, depth, place, the (guess, feedback) pairs above it)
-    stack = [(tree.root, everyone, 1, "root", tuple(hints) if tree.guesses == "hard" else ())]
+    hard = tree.guesses == "hard"
+    feedback = game.feedback
+    # (node, secrets that reach it, depth, place, the (guess, feedback) pairs above it); a
+    # place is None for the root or (the parent's place, feedback), written out for a defect
+    # only: a checkpoint's thousands of trees replay on every load
+    stack = [(tree.root, everyone, 1, None, tuple(hints) if hard else ())]
     while stack and len(defects) < max_defects:
         node, secrets, depth, place, hints = stack.pop()
         if depth > game.n_secrets:
-            defects.append(f"{place}: deeper than the number of codes (a loop of useless guesses)")
+            defects.append(f"{_place_text(game, place)}: deeper than the number of codes (a "
+                           "loop of useless guesses)")
             continue
         if tree.guesses == "consistent" and node.guess not in secrets:
             defects.append(
-                f"{place}: guess {game.format_code(node.guess)} is not consistent with the "
-                "feedback so far, but the tree says guesses are 'consistent'"
+                f"{_place_text(game, place)}: guess {game.format_code(node.guess)} is not "
+                "consistent with the feedback so far, but the tree says guesses are "
+                "'consistent'"
             )
-        if tree.guesses == "hard" and game.has_hard_mode and not all(
+        if hard and game.has_hard_mode and not all(
                 game.keeps_hints(g, f, node.guess) for g, f in hints):
-            defects.append(f"{place}: guess {game.format_code(node.guess)} drops a hint an "
-                           "earlier answer revealed, but the tree says guesses are 'hard'")
+            defects.append(f"{_place_text(game, place)}: guess {game.format_code(node.guess)} "
+                           "drops a hint an earlier answer revealed, but the tree says guesses "
+                           "are 'hard'")
         parts: dict[int, list[int]] = {}
+        guess = node.guess
         for s in secrets:
-            if s == node.guess:
+            if s == guess:
                 histogram[depth] = histogram.get(depth, 0) + 1
             else:
-                parts.setdefault(game.feedback(node.guess, s), []).append(s)
+                fid = feedback(guess, s)
+                part = parts.get(fid)
+                if part is None:
+                    parts[fid] = [s]
+                else:
+                    part.append(s)
         for fid, part in parts.items():
             child = node.next.get(fid)
-            label = f"{place}.next[{game.format_feedback(fid)!r}]"
             if child is None:
                 defects.append(
-                    f"{label}: missing; {len(part)} secret(s) such as "
-                    f"{game.format_code(part[0])} give this feedback"
+                    f"{_place_text(game, (place, fid))}: missing; {len(part)} secret(s) such "
+                    f"as {game.format_code(part[0])} give this feedback"
                 )
                 continue
-            stack.append((child, part, depth + 1, label,
-                          hints + ((node.guess, fid),) if tree.guesses == "hard" else ()))
+            stack.append((child, part, depth + 1, (place, fid),
+                          hints + ((guess, fid),) if hard else ()))
         for fid in node.next:
             if fid not in parts:
                 defects.append(
-                    f"{place}.next[{game.format_feedback(fid)!r}]: no remaining secret gives "
-                    "this feedback"
+                    f"{_place_text(game, (place, fid))}: no remaining secret gives this feedback"
                 )
     solved = sum(histogram.values())
     if solved != len(everyone) and not defects:
@@ -138,6 +149,20 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
         histogram=histogram,
         defects=defects,
     )
+
+
+def _place_text(game: Game, place: tuple | None) -> str:
+    """A replay's place (None, or (the parent's place, feedback)) as ``_path_text`` writes it."""
+    steps = []
+    while place is not None:
+        place, fid = place
+        steps.append(fid)
+    return _path_text(game, steps[::-1])
+
+
+def _path_text(game: Game, steps: list[int]) -> str:
+    """``root.next['..'].next['..']``: the node the feedback ``steps`` lead to from the root."""
+    return "root" + "".join(f".next[{game.format_feedback(f)!r}]" for f in steps)
 
 
 def verify(tree: Tree) -> Replay:
@@ -167,8 +192,7 @@ def repeated_guess(tree: Tree) -> str | None:
         node, depth, fid = stack.pop()
         del guesses[depth:], feedback[depth:]
         if node.guess in guesses:
-            steps = feedback[1:] + [fid]
-            place = "root" + "".join(f".next[{game.format_feedback(f)!r}]" for f in steps)
+            place = _path_text(game, feedback[1:] + [fid])
             return (f"{place}: guesses {game.format_code(node.guess)} again, as a node above it "
                     "did: a repeated guess tells nothing, so a game on this path would make no "
                     "progress (a defective tree file)")

@@ -293,6 +293,33 @@ def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
     assert not (tmp_path / "d.json").exists()
 
 
+def test_show_and_merge_read_each_file_once(tmp_path, monkeypatch):
+    """A checkpoint is parsed once by each command (a 62 MB file takes a second to parse; merge
+    took three): its game, its format and its facts come from the one read."""
+    import optimizer.formats.checkpoint_fields as fields
+
+    game = parse_game(TOTAL_SPEC)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    build(Request(game, "total", workers=1, checkpoint=str(a)))
+    prove_height(TOTAL_SPEC, 4, workers=1, progress=False, checkpoint=str(b))
+    reads: list[str] = []
+    real = fields.read_file
+
+    def counted(path):
+        reads.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(fields, "read_file", counted)
+    assert moo(["checkpoint", "show", str(a)]) == 0
+    assert reads == ["a.json"]
+    reads.clear()
+    assert moo(["checkpoint", "merge", str(a), str(b), "-o", str(tmp_path / "c.json")]) == 0
+    assert sorted(reads) == ["a.json", "b.json"]
+    merged = Checkpoint(tmp_path / "c.json", game, "any")
+    assert merged.refuted == Checkpoint(b, game, "any").refuted
+    assert merged.totals["total", 27].incumbent[0] == 73
+
+
 def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     game = parse_game(TOTAL_SPEC)
     path = tmp_path / "cp.json"

@@ -570,3 +570,23 @@ def test_root_rewriting_a_users_file_leaves_it_theirs(tmp_path, minimax_tree):
     write_tree(minimax_tree, path)
     status = path.stat()
     assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (12345, 12346, 0o640)
+
+
+def test_the_collector_is_paused_and_on_again_after():
+    """A checkpoint is read with the cycle collector paused (a second of a Battleship load); it
+    is on again after, even after an error, and one that was off stays off."""
+    import gc
+
+    assert gc.isenabled()
+    try:
+        with pytest.raises(CheckpointError):
+            with files_module.collector_paused():
+                assert not gc.isenabled()
+                raise CheckpointError("a defect")
+        assert gc.isenabled()
+        gc.disable()
+        with files_module.collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -135,12 +135,19 @@ def _shown(cost: str, value: int) -> str:
     return str(value)
 
 
-def _is_tree(path: str) -> bool:
-    """Whether a file names the tree format (a tree to add) rather than a checkpoint's."""
+def _checkpoints(paths: list[str]) -> dict:
+    """The checkpoints among ``paths`` by path, each file read once; the rest name the tree
+    format (trees to add)."""
+    from ..formats.checkpoint import Checkpoint
     from ..formats.checkpoint_io import read_json
     from ..formats.tree_file import FORMAT
 
-    return read_json(Path(path)).get("format") == FORMAT
+    logs = {}
+    for path in paths:
+        data = read_json(Path(path))
+        if data.get("format") != FORMAT:
+            logs[path] = Checkpoint.read(path, data)
+    return logs
 
 
 def merge(args) -> Exit:
@@ -148,7 +155,7 @@ def merge(args) -> Exit:
     from ..formats.checkpoint_io import CheckpointError
     from ..formats.tree_file import read_tree
 
-    logs = {path: Checkpoint.read(path) for path in args.files if not _is_tree(path)}
+    logs = _checkpoints(args.files)
     if not logs:
         raise CheckpointError("merge: give at least one checkpoint file (tree files join one)")
     first = next(iter(logs.values()))

@@ -37,7 +37,7 @@ from ..tree import Node, printable
 from .checkpoint_io import CheckpointError, facts_json, read_facts, read_json
 from .checkpoint_merge import Merging
 from .facts import TotalFacts, claimed, levels_done, settles, strength
-from .files import identity, link_target, locked, write_atomic
+from .files import collector_paused, identity, link_target, locked, write_atomic
 
 
 class Checkpoint(Merging):
@@ -51,7 +51,8 @@ class Checkpoint(Merging):
     save_every = 2.0
     save_at_most = 60.0
 
-    def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True):
+    def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True,
+                 read: tuple[tuple | None, dict] | None = None):
         self.path = Path(path) if path is not None else None
         self.game, self.guesses = game, guesses
         self.refuted: dict[int, dict] = {}  # guess -> {"height", "nodes", "seconds"}
@@ -74,17 +75,26 @@ class Checkpoint(Merging):
         # another run is that run's)
         self._own: dict[tuple, int] = {}
         self.run_id = uuid.uuid4().hex[:16]  # this run's key in the record of work spent
-        if load and self.path is not None and self.path.exists():
-            self._seen = identity(self.path)  # before reading: a later change is not missed
-            self.refuted, self.totals = read_facts(self.path, game, guesses)
+        # ``read``: the file's identity and JSON, as Checkpoint.read found them
+        if read is None and load and self.path is not None and self.path.exists():
+            read = identity(self.path), None  # before reading: a later change is not missed
+        if read is not None:
+            self._seen = read[0]
+            self.refuted, self.totals = read_facts(self.path, game, guesses, read[1])
             self._base = self._facts()
 
     @classmethod
-    def read(cls, path: str | Path) -> Checkpoint:
-        """A checkpoint file on its own (its game and guess mode read from it)."""
+    def read(cls, path: str | Path, data: dict | None = None) -> Checkpoint:
+        """A checkpoint file on its own (its game and guess mode read from it). ``data``: its
+        JSON, read already (a 62 MB file takes a second to parse); a save of this object then
+        reads the file once more first, as it cannot tell what changed since."""
         from ..games import parse_game
 
-        data = read_json(Path(path))
+        seen = identity(Path(path))  # before reading: a later change is not missed
+        if data is None:
+            data = read_json(Path(path))
+        else:
+            seen = None
         try:
             game = parse_game(str(data.get("game")), beside=link_target(path).parent)
         except GameError as exc:
@@ -92,7 +102,7 @@ class Checkpoint(Merging):
         guesses = data.get("guesses")
         if guesses not in GUESS_MODES:
             raise CheckpointError(f"{path}: 'guesses' must be one of {', '.join(GUESS_MODES)}")
-        return cls(path, game, guesses)
+        return cls(path, game, guesses, read=(seen, data))
 
     # --- facts for the searches ----------------------------------------------------------------
     def refuted_height(self, guess: int) -> int:
@@ -309,7 +319,7 @@ class Checkpoint(Merging):
         if self.path is None:
             return
         started = time.monotonic()
-        with locked(self.path):
+        with locked(self.path), collector_paused():
             self._take_theirs()
             write_atomic(self.path, self._payload())
             self._seen = identity(self.path)

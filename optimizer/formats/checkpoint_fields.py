@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from .files import read_file
+from .files import collector_paused, read_file
 
 RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
 MOST_SECONDS = 1e12  # CPU seconds a run can have spent (30,000 core-years)
@@ -60,7 +60,8 @@ def read_json(path: Path) -> dict:
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
-        data = orjson.loads(raw)
+        with collector_paused():
+            data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
     return json_object(data, str(path))

@@ -23,6 +23,7 @@ from .checkpoint_fields import (
     spent,
 )
 from .facts import TotalFacts
+from .files import collector_paused
 from .tree_file import node_from_json, node_to_json
 
 FORMAT = "moo-checkpoint"
@@ -63,11 +64,13 @@ def part_place(game: Game, path: tuple[int, ...], depth: int,
     ending with a guess is about the strategies for the part before it that open with it.
     ``splits``: the partitions made so far, by the pairs above and the guess, for a reader of
     many facts (a Battleship file's 180,000 facts each split the 4960 secrets again: 12 s)."""
-    secrets = np.arange(game.n_secrets, dtype=np.int32)  # as the kernels take candidates
+    secrets = None  # every secret, made when a split is not known already
     pairs = tuple(zip(path[0::2], path[1::2], strict=False))
     for i, (guess, fid) in enumerate(pairs):
         split = None if splits is None else splits.get((pairs[:i], guess))
         if split is None:
+            if secrets is None:  # as the kernels take candidates
+                secrets = np.arange(game.n_secrets, dtype=np.int32)
             split = game.parts(guess, secrets)
             if splits is not None:
                 splits[pairs[:i], guess] = split
@@ -75,6 +78,8 @@ def part_place(game: Game, path: tuple[int, ...], depth: int,
         if secrets is None:
             raise ValueError(f"no secret gets {game.format_feedback(fid)} from "
                              f"{game.format_code(guess)} there")
+    if secrets is None:  # a path of one guess: about every secret
+        secrets = np.arange(game.n_secrets, dtype=np.int32)
     return secrets, depth - len(pairs), pairs
 
 
@@ -83,12 +88,14 @@ def path_text(game: Game, path: tuple[int, ...]) -> list[str]:
     return [game.format_feedback(x) if i % 2 else game.format_code(x) for i, x in enumerate(path)]
 
 
-def read_facts(path: Path, game: Game, guesses: str) -> tuple[dict[int, dict],
-                                                               dict[tuple[str, int], TotalFacts]]:
-    """The facts of a checkpoint file of ``game`` and ``guesses``: (refuted heights by guess,
-    least-cost facts by (cost, depth)); CheckpointError for any defect, naming its place."""
+def read_facts(path: Path, game: Game, guesses: str, data: dict | None = None
+               ) -> tuple[dict[int, dict], dict[tuple[str, int], TotalFacts]]:
+    """The facts of a checkpoint file of ``game`` and ``guesses`` (``data``: its JSON, when
+    read already): (refuted heights by guess, least-cost facts by (cost, depth));
+    CheckpointError for any defect, naming its place."""
     reader = _Reader(game, guesses)
-    reader.load(path)
+    with collector_paused():
+        reader.load(path, data)
     return reader.refuted, reader.totals
 
 
@@ -166,8 +173,9 @@ class _Reader:
         self._splits: dict = {}
         self._first: int | None = None
 
-    def load(self, path: Path) -> None:
-        data = read_json(path)
+    def load(self, path: Path, data: dict | None = None) -> None:
+        if data is None:
+            data = read_json(path)
         where = str(path)
         version = data.get("version")
         fmt = data.get("format")
