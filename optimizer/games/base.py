@@ -276,12 +276,20 @@ class Game:
         """One code per class of equivalent first guesses, the smallest of each orbit of
         ``symmetry()``'s group: the guesses the search keeps at its root
         (kernels.symmetry.representative_mask with no guess made), by numpy alone."""
-        least = smallest_in_orbits(self.n_codes, generators(self.symmetry(), self.codes))
+        least = self._smallest_in_orbits()
         return np.flatnonzero(least == np.arange(self.n_codes))
 
     def first_guess_class(self, code: int) -> int:
         """The code of ``first_guesses`` standing for ``code``'s class (what facts are keyed by)."""
-        return int(smallest_in_orbits(self.n_codes, generators(self.symmetry(), self.codes))[code])
+        return int(self._smallest_in_orbits()[code])
+
+    def _smallest_in_orbits(self) -> np.ndarray:
+        """Each code's orbit's smallest code, made once (a merge asks it for every tree)."""
+        least = getattr(self, "_orbit_least", None)
+        if least is None:
+            least = self._orbit_least = smallest_in_orbits(
+                self.n_codes, generators(self.symmetry(), self.codes))
+        return least
 
     def feedback_classes(self, first: np.ndarray | None = None) -> np.ndarray:
         """The feedback ids that occur in the game, in increasing order, from the rows of
