@@ -508,6 +508,18 @@ def test_moo_verify_of_a_large_file_is_one_line(capsys, tmp_path):
     assert status == 2 and one_error_line(err, "cannot read", "256 MB")
 
 
+def test_a_checkpoint_that_cannot_be_opened_says_cannot_read(capsys, tmp_path):
+    """A link to itself, or a path through a file: one line saying the file cannot be read,
+    from show, merge and verify alike."""
+    (tmp_path / "loop.json").symlink_to("loop.json")
+    (tmp_path / "afile").touch()
+    for target in (tmp_path / "loop.json", tmp_path / "afile" / "x.json"):
+        for argv in (["checkpoint", "show", target], ["checkpoint", "verify", target],
+                     ["checkpoint", "merge", target, "-o", tmp_path / "m.json"]):
+            status, out, err = run(capsys, *argv)
+            assert status == 2 and one_error_line(err, "cannot read"), (argv, err)
+
+
 # --- finding 10 (part): a checkpoint that cannot be written loses no tree ----------------------
 def _failing_write(path, payload):
     raise OSError(28, "No space left on device", str(path))
@@ -574,7 +586,8 @@ def test_root_rewriting_a_users_file_leaves_it_theirs(tmp_path, minimax_tree):
 
 def test_the_collector_is_paused_and_on_again_after():
     """A checkpoint is read with the cycle collector paused (a second of a Battleship load); it
-    is on again after, even after an error, and one that was off stays off."""
+    is on again after, even after an error, and not before the last of overlapping pauses ends;
+    one that was off stays off."""
     import gc
 
     assert gc.isenabled()
@@ -583,6 +596,13 @@ def test_the_collector_is_paused_and_on_again_after():
             with files_module.collector_paused():
                 assert not gc.isenabled()
                 raise CheckpointError("a defect")
+        assert gc.isenabled()
+        first, second = files_module.collector_paused(), files_module.collector_paused()
+        first.__enter__()
+        second.__enter__()  # as another thread's pause would: the first one ends before it
+        first.__exit__(None, None, None)
+        assert not gc.isenabled()
+        second.__exit__(None, None, None)
         assert gc.isenabled()
         gc.disable()
         with files_module.collector_paused():

@@ -52,7 +52,7 @@ class Checkpoint(Merging):
     save_at_most = 60.0
 
     def __init__(self, path: str | Path | None, game: Game, guesses: str, load: bool = True,
-                 read: tuple[tuple | None, dict] | None = None):
+                 data: dict | None = None):
         self.path = Path(path) if path is not None else None
         self.game, self.guesses = game, guesses
         self.refuted: dict[int, dict] = {}  # guess -> {"height", "nodes", "seconds"}
@@ -75,26 +75,22 @@ class Checkpoint(Merging):
         # another run is that run's)
         self._own: dict[tuple, int] = {}
         self.run_id = uuid.uuid4().hex[:16]  # this run's key in the record of work spent
-        # ``read``: the file's identity and JSON, as Checkpoint.read found them
-        if read is None and load and self.path is not None and self.path.exists():
-            read = identity(self.path), None  # before reading: a later change is not missed
-        if read is not None:
-            self._seen = read[0]
-            self.refuted, self.totals = read_facts(self.path, game, guesses, read[1])
+        # ``data``: the file's JSON, as Checkpoint.read found it (its version not known)
+        if data is not None or (load and self.path is not None and self.path.exists()):
+            if data is None:
+                self._seen = identity(self.path)  # before reading: a later change is not missed
+            self.refuted, self.totals = read_facts(self.path, game, guesses, data)
             self._base = self._facts()
 
     @classmethod
     def read(cls, path: str | Path, data: dict | None = None) -> Checkpoint:
         """A checkpoint file on its own (its game and guess mode read from it). ``data``: its
-        JSON, read already (a 62 MB file takes a second to parse); a save of this object then
-        reads the file once more first, as it cannot tell what changed since."""
+        JSON, read already (a 62 MB file takes a second to parse). The file's version is not
+        kept: a save of this object (none of the commands makes one) reads it again first."""
         from ..games import parse_game
 
-        seen = identity(Path(path))  # before reading: a later change is not missed
         if data is None:
             data = read_json(Path(path))
-        else:
-            seen = None
         try:
             game = parse_game(str(data.get("game")), beside=link_target(path).parent)
         except GameError as exc:
@@ -102,7 +98,7 @@ class Checkpoint(Merging):
         guesses = data.get("guesses")
         if guesses not in GUESS_MODES:
             raise CheckpointError(f"{path}: 'guesses' must be one of {', '.join(GUESS_MODES)}")
-        return cls(path, game, guesses, read=(seen, data))
+        return cls(path, game, guesses, data=data)
 
     # --- facts for the searches ----------------------------------------------------------------
     def refuted_height(self, guess: int) -> int:

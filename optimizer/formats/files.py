@@ -10,6 +10,7 @@ import gc
 import os
 import secrets
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -208,16 +209,25 @@ def locked(path: Path) -> Iterator[None]:
             os.close(fd)
 
 
+_COLLECTOR = threading.Lock()
+_PAUSES = [0, False]  # pauses open in this process, and whether the collector was on before
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """No cycle collection while a large file's facts are read or made: they are millions of
     objects without cycles, and each full collection scans them all again (1 s of 3.4 in
-    loading the Battleship checkpoint). Only a collector that was on is turned on again."""
-    was_on = gc.isenabled()
-    gc.disable()
+    loading the Battleship checkpoint). Pauses may overlap (threads): the last one to end turns
+    the collector on again, if it was on when the first began."""
+    with _COLLECTOR:
+        if not _PAUSES[0]:
+            _PAUSES[1] = gc.isenabled()
+            gc.disable()
+        _PAUSES[0] += 1
     try:
         yield
     finally:
-        if was_on:
-            gc.enable()
-
+        with _COLLECTOR:
+            _PAUSES[0] -= 1
+            if not _PAUSES[0] and _PAUSES[1]:
+                gc.enable()

@@ -40,7 +40,7 @@ class Battleship(Game):
         ).astype(np.int8)
         self._rows = [tuple(row) for row in self.codes.tolist()]
         self._distance = self.distance.tolist()
-        self._weights_of: dict[int, list[int]] = {}  # by secret: feedback's
+        self._weights_of: dict[int, bytes] = {}  # by secret: feedback's
 
     # --- codes -------------------------------------------------------------------------------
     def square_name(self, square: int) -> str:
@@ -82,16 +82,16 @@ class Battleship(Game):
             weights = self._weights_of[secret] = self._square_weights(secret)
         return sum(map(weights.__getitem__, self._rows[guess]))
 
-    def _square_weights(self, secret: int) -> list[int]:
+    def _square_weights(self, secret: int) -> bytes:
         """What each square adds to a guess's feedback id against ``secret`` (feedback_rows'
-        weights), kept per secret met: replaying a checkpoint's 2420 trees asks 583,800 pairs
-        of 4960 secrets, 4 s one distance at a time."""
+        weights, at most 36), kept per secret met: replaying a checkpoint's 2420 trees asks
+        583,800 pairs of 4960 secrets, 4 s one distance at a time."""
         ships = self._rows[secret]
         out = []
         for near in self._distance:
             d = min(near[s] for s in ships)
             out.append(self.base ** (2 - d) if d <= 2 else 0)
-        return out
+        return bytes(out)
 
     def feedback_rows(self, guesses: np.ndarray) -> np.ndarray:
         """Each guessed square adds base^2, base or 1 by its distance to the closest ship (0, 1
