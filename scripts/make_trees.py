@@ -114,7 +114,9 @@ OPTIONS = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", default="trees", help="output folder")
-    parser.add_argument("--only", default="*", help="glob over 'game objective guesses'")
+    parser.add_argument("--only", default="*",
+                        help="glob over 'game objective guesses', and 'first CODE' after them "
+                             "for a job of one opening")
     parser.add_argument("--skip", action="append", default=[], metavar="GLOB",
                         help="leave out the jobs this glob matches (as --only; may be repeated)")
     parser.add_argument("--time-scale", type=float, default=1.0, help="multiply time limits")
@@ -159,10 +161,11 @@ def main() -> int:
 
 
 def chosen(jobs: list[tuple], only: str, skip: list[str]) -> list[tuple]:
-    """The jobs whose 'game objective guesses' match ``only`` and none of ``skip``: a batch run
-    without one game's jobs (Battleship's take 45 minutes of time limits)."""
+    """The jobs whose 'game objective guesses' (with 'first CODE' for one opening's) match
+    ``only`` and none of ``skip``: a batch run without one game's jobs (Battleship's take 45
+    minutes of time limits), or one tree again without the tree of its best opening."""
     def name(job):
-        return " ".join(job[:3])
+        return " ".join(job[:3]) + (f" first {job[4]}" if len(job) > 4 else "")
 
     return [job for job in jobs if fnmatch.fnmatch(name(job), only)
             and not any(fnmatch.fnmatch(name(job), glob) for glob in skip)]

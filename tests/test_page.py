@@ -176,6 +176,10 @@ def test_make_trees_skips_the_jobs_a_glob_names():
         job for job in JOBS if job[0].startswith("bulls-cows") and job[1] not in (
             "height", "total")]
     assert chosen(JOBS, "*", []) == JOBS
+    whole, opening = chosen(JOBS, "battleship:4x8x3 total any*", [])  # the game's, one opening's
+    assert len(whole) == 4 and opening[4] == "A1 A3 H4"
+    assert chosen(JOBS, "battleship:4x8x3 total any", []) == [whole]
+    assert chosen(JOBS, "*", ["* first *"]) == [job for job in JOBS if len(job) == 4]
 
 
 def test_make_trees_pages_only(tmp_path):
