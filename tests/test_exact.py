@@ -334,6 +334,23 @@ def test_the_run_s_own_pace_is_told_beside_the_mean_of_every_run():
     assert pace.left["seconds_per_class"] == 82.5  # (300 + 30) / 4
 
 
+def test_the_bar_tells_the_hours_at_the_run_s_own_pace_once_it_has_ten_classes():
+    """Fewer than ten classes of a run are too few to say what its pace is (one settled from
+    part facts is quick); from ten, the bar says the hours at it beside the mean's."""
+    from optimizer.search import progress
+
+    pace = progress.Pace(list(range(40)), 100, before=(3600.0, 360, 1))  # 10 s a class before
+    for settled in range(1, 10):
+        text = pace.update(100, waiting=settled, running=0, cpu=36.0 * settled)
+        assert text.startswith(f"left {40 - settled} classes, ~") and "pace" not in text
+    text = pace.update(100, waiting=10, running=0, cpu=360.0)
+    assert text == "left 30 classes, ~0.1 core-h (~0.3 at this run's pace)"  # 36 s a class
+    same = progress.Pace(list(range(40)), 100)  # its only run: the mean is its own pace
+    for settled in range(1, 12):
+        text = same.update(100, waiting=settled, running=0, cpu=36.0 * settled)
+    assert text == "left 29 classes, ~0.3 core-h"
+
+
 def test_the_work_left_counts_classes_taken_up_and_not_settled():
     """Classes settle out of order when several run at once (search/openings.py): the estimate
     counts those still running and those not yet taken up below the best, never one settled."""

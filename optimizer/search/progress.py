@@ -19,7 +19,12 @@ class Pace:
     that an earlier run half searched (part facts) at its whole cost, and a run stopped in a
     long class still counts what it spent there: one run's own mean said 3.8 core-hours for
     Battleship after settling one half-searched class in 7 minutes, where 35- and 18-minute
-    runs had said 84 and 57. ``left`` is None while no class is settled on record."""
+    runs had said 84 and 57. ``left`` is None while no class is settled on record. Once the run
+    has settled ``own_after`` classes, the bar shows its own pace's hours beside: the classes
+    left are not like those before (Battleship's --gap 1 runs took 32, 64, 69, 61, then about
+    90 CPU seconds a class, while the mean said 51)."""
+
+    own_after = 10
 
     def __init__(self, bounds: list[int], best: int, cpu: float = 0.0,
                  before: tuple[float, int, int] = (0.0, 0, 1)):
@@ -49,7 +54,12 @@ class Pace:
         self.left = {"classes": classes, "core_hours": round(hours, 2),
                      "seconds_per_class": round(each, 3), "classes_settled": settled_all,
                      "runs": runs}
-        return f"left {classes} classes, ~{hours:.1f} core-h"
+        text = f"left {classes} classes, ~{hours:.1f} core-h"
+        if self.classes >= self.own_after:
+            mine = classes * (self.cpu - self.start) / self.classes / 3600
+            if f"{mine:.1f}" != f"{hours:.1f}":
+                text += f" (~{mine:.1f} at this run's pace)"
+        return text
 
     def own(self) -> dict | None:
         """This run's own pace, beside the estimate's mean over every run: the classes left
