@@ -115,8 +115,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", default="trees", help="output folder")
     parser.add_argument("--only", default="*",
-                        help="glob over 'game objective guesses', and 'first CODE' after them "
-                             "for a job of one opening")
+                        help="glob over 'game objective guesses', then 'first CODE' for a job "
+                             "of one opening (a glob ending with * takes those too)")
     parser.add_argument("--skip", action="append", default=[], metavar="GLOB",
                         help="leave out the jobs this glob matches (as --only; may be repeated)")
     parser.add_argument("--time-scale", type=float, default=1.0, help="multiply time limits")
@@ -129,11 +129,15 @@ def main() -> int:
         return pages(folder)
     folder.mkdir(parents=True, exist_ok=True)  # moo writes only into folders that exist
     jobs = chosen(JOBS, args.only, args.skip)
+    if not jobs:
+        parser.error(f"no job is named by --only {args.only!r} without --skip "
+                     f"{args.skip!r}: a job's name is 'game objective guesses', then "
+                     "'first CODE' for one opening's (end a glob with * to take those too)")
     failures = 0
     bar = tqdm(jobs, desc="trees", unit="tree")
     for job in bar:
         game, objective, guesses, limit = job[:4]
-        bar.set_postfix_str(f"{game} {objective} {guesses}")
+        bar.set_postfix_str(job_name(job))
         path = job_file(folder, job)
         start = time.monotonic()
         build = [sys.executable, "-m", "optimizer", "build", game, "--objective", objective,
@@ -164,11 +168,13 @@ def chosen(jobs: list[tuple], only: str, skip: list[str]) -> list[tuple]:
     """The jobs whose 'game objective guesses' (with 'first CODE' for one opening's) match
     ``only`` and none of ``skip``: a batch run without one game's jobs (Battleship's take 45
     minutes of time limits), or one tree again without the tree of its best opening."""
-    def name(job):
-        return " ".join(job[:3]) + (f" first {job[4]}" if len(job) > 4 else "")
+    return [job for job in jobs if fnmatch.fnmatch(job_name(job), only)
+            and not any(fnmatch.fnmatch(job_name(job), glob) for glob in skip)]
 
-    return [job for job in jobs if fnmatch.fnmatch(name(job), only)
-            and not any(fnmatch.fnmatch(name(job), glob) for glob in skip)]
+
+def job_name(job: tuple) -> str:
+    """'game objective guesses', then 'first CODE' for a job of one opening."""
+    return " ".join(job[:3]) + (f" first {job[4]}" if len(job) > 4 else "")
 
 
 def pages(folder: Path) -> int:

@@ -344,7 +344,7 @@ def test_the_bar_tells_the_hours_at_the_run_s_own_pace_once_it_has_ten_classes()
         text = pace.update(100, waiting=settled, running=0, cpu=36.0 * settled)
         assert text.startswith(f"left {40 - settled} classes, ~") and "pace" not in text
     text = pace.update(100, waiting=10, running=0, cpu=360.0)
-    assert text == "left 30 classes, ~0.1 core-h (~0.3 at this run's pace)"  # 36 s a class
+    assert text == "left 30 classes, ~0.1 core-h (~0.3 core-h at this run's pace)"  # 36 s a class
     same = progress.Pace(list(range(40)), 100)  # its only run: the mean is its own pace
     for settled in range(1, 12):
         text = same.update(100, waiting=settled, running=0, cpu=36.0 * settled)

@@ -180,6 +180,10 @@ def test_make_trees_skips_the_jobs_a_glob_names():
     assert len(whole) == 4 and opening[4] == "A1 A3 H4"
     assert chosen(JOBS, "battleship:4x8x3 total any", []) == [whole]
     assert chosen(JOBS, "*", ["* first *"]) == [job for job in JOBS if len(job) == 4]
+    proc = subprocess.run([sys.executable, "scripts/make_trees.py", "--only", "*hard"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "no job is named by --only '*hard'" in proc.stderr
+    assert "end a glob with * to take those too" in proc.stderr
 
 
 def test_make_trees_pages_only(tmp_path):

@@ -58,7 +58,7 @@ class Pace:
         if self.classes >= self.own_after:
             mine = classes * (self.cpu - self.start) / self.classes / 3600
             if f"{mine:.1f}" != f"{hours:.1f}":
-                text += f" (~{mine:.1f} at this run's pace)"
+                text += f" (~{mine:.1f} core-h at this run's pace)"
         return text
 
     def own(self) -> dict | None:
