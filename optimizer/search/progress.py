@@ -21,8 +21,8 @@ class Pace:
     Battleship after settling one half-searched class in 7 minutes, where 35- and 18-minute
     runs had said 84 and 57. ``left`` is None while no class is settled on record. Once the run
     has settled ``own_after`` classes, the bar shows its own pace's hours beside: the classes
-    left are not like those before (Battleship's --gap 1 runs took 32, 64, 69, 61, then about
-    90 CPU seconds a class, while the mean said 51)."""
+    left are not like those before (Battleship's --gap 1 runs took 32, 64, 69, 61, then 94
+    CPU seconds a class, while the mean of the first four said 51)."""
 
     own_after = 10
 
