@@ -176,60 +176,39 @@ def _game(data: dict, where: str) -> Game:
         raise TreeError(f"{where}: 'game': {exc}") from None
 
 
-NODE_KEYS = frozenset(("guess", "next"))
-
-
 def node_from_json(game: Game, raw, place: str, where: str) -> Node:
-    # Iterative, so that a degenerate deep file cannot exhaust Python's recursion limit. A
-    # node's place is (its parent's place, key) until a defect writes it out (_place): a
-    # checkpoint's thousands of trees are read on every load.
+    # Iterative, so that a degenerate deep file cannot exhaust Python's recursion limit.
     root_holder: dict[int, Node] = {}
     feedback_ids: dict[str, int] = {}  # a tree has thousands of keys but few distinct ones
-    codes: dict[str, int] = {}
     stack = [(raw, place, root_holder, 0)]
     while stack:
         item, at, parent, key = stack.pop()
-        if not isinstance(item, dict) or item.keys() != NODE_KEYS:
-            raise TreeError(f"{where}: {_place(at)}: a node is "
-                            "{\"guess\": CODE, \"next\": {...}}")
-        text = item["guess"]
-        guess = codes.get(text) if isinstance(text, str) else None
-        if guess is None:
-            if not isinstance(text, str):
-                raise TreeError(f"{where}: {_place(at)}.guess: a code is a string")
-            try:
-                guess = codes[text] = game.parse_code(text, strict=True)
-            except GameError as exc:
-                raise TreeError(f"{where}: {_place(at)}.guess: {exc}") from None
-        following = item["next"]
-        if not isinstance(following, dict):
-            raise TreeError(f"{where}: {_place(at)}.next: must be an object")
+        if not isinstance(item, dict) or item.keys() != {"guess", "next"}:
+            raise TreeError(f"{where}: {at}: a node is {{\"guess\": CODE, \"next\": {{...}}}}")
+        if not isinstance(item["guess"], str):
+            raise TreeError(f"{where}: {at}.guess: a code is a string")
+        try:
+            guess = game.parse_code(item["guess"], strict=True)
+        except GameError as exc:
+            raise TreeError(f"{where}: {at}.guess: {exc}") from None
+        if not isinstance(item["next"], dict):
+            raise TreeError(f"{where}: {at}.next: must be an object")
         node = Node(guess)
         parent[key] = node
-        for text, child in following.items():
+        for text, child in item["next"].items():
             fid = feedback_ids.get(text)
             if fid is None:
                 try:
                     fid = feedback_ids[text] = game.parse_feedback(text)
                 except GameError as exc:
-                    raise TreeError(f"{where}: {_place(at)}.next[{quote(text)}]: {exc}") from None
+                    raise TreeError(f"{where}: {at}.next[{quote(text)}]: {exc}") from None
             if fid == game.win:
                 raise TreeError(
-                    f"{where}: {_place(at)}.next[{text!r}]: the winning feedback is never a key"
+                    f"{where}: {at}.next[{text!r}]: the winning feedback is never a key"
                 )
             node.next[fid] = None  # placeholder keeps key order
-            stack.append((child, (at, text), node.next, fid))
+            stack.append((child, f"{at}.next[{text!r}]", node.next, fid))
     return root_holder[0]
-
-
-def _place(at: str | tuple) -> str:
-    """A place of ``node_from_json``: the root's text, or (the parent's place, key) written
-    out as ``root.next['key']``."""
-    keys = []
-    while not isinstance(at, str):
-        at, text = at
-        keys.append(text)
-    return at + "".join(f".next[{text!r}]" for text in reversed(keys))
 
 
 def tree_filename(spec: str, objective: str, guesses: str, first: str | None = None) -> str:
