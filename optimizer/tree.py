@@ -117,12 +117,7 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
             if s == guess:
                 histogram[depth] = histogram.get(depth, 0) + 1
             else:
-                fid = feedback(guess, s)
-                part = parts.get(fid)
-                if part is None:
-                    parts[fid] = [s]
-                else:
-                    part.append(s)
+                parts.setdefault(feedback(guess, s), []).append(s)
         for fid, part in parts.items():
             child = node.next.get(fid)
             if child is None:
