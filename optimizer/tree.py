@@ -89,10 +89,8 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
         defects.append(f"guesses: 'hard', but {game.spec} has no hard mode (word games do)")
     everyone = list(range(game.n_secrets)) if secrets is None else list(secrets)
     hard = tree.guesses == "hard"
-    feedback = game.feedback
-    # (node, secrets that reach it, depth, place, the (guess, feedback) pairs above it); a
-    # place is None for the root or (the parent's place, feedback), written out for a defect
-    # only: a checkpoint's thousands of trees replay on every load
+    # (node, secrets that reach it, depth, place, the (guess, feedback) pairs above it); a place
+    # is None or (its parent's, feedback), written out for a defect only (checkpoint loads)
     stack = [(tree.root, everyone, 1, None, tuple(hints) if hard else ())]
     while stack and len(defects) < max_defects:
         node, secrets, depth, place, hints = stack.pop()
@@ -112,12 +110,11 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
                            "drops a hint an earlier answer revealed, but the tree says guesses "
                            "are 'hard'")
         parts: dict[int, list[int]] = {}
-        guess = node.guess
         for s in secrets:
-            if s == guess:
+            if s == node.guess:
                 histogram[depth] = histogram.get(depth, 0) + 1
             else:
-                parts.setdefault(feedback(guess, s), []).append(s)
+                parts.setdefault(game.feedback(node.guess, s), []).append(s)
         for fid, part in parts.items():
             child = node.next.get(fid)
             if child is None:
@@ -127,7 +124,7 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
                 )
                 continue
             stack.append((child, part, depth + 1, (place, fid),
-                          hints + ((guess, fid),) if hard else ()))
+                          hints + ((node.guess, fid),) if hard else ()))
         for fid in node.next:
             if fid not in parts:
                 defects.append(
@@ -151,8 +148,8 @@ def _place_text(game: Game, place: tuple | None) -> str:
     steps = []
     while place is not None:
         place, fid = place
-        steps.append(fid)
-    return _path_text(game, steps[::-1])
+        steps.insert(0, fid)
+    return _path_text(game, steps)
 
 
 def _path_text(game: Game, steps: list[int]) -> str:
