@@ -159,7 +159,7 @@ def main() -> int:
                    f"({time.monotonic() - start:.0f} s)")
         failures += status != 0
     if not args.no_report:
-        failures += subprocess.call([sys.executable, "scripts/report.py", "--trees", str(folder)])
+        failures += subprocess.call(report_command(folder, jobs))
     failures += pages(folder)
     return 1 if failures else 0
 
@@ -170,6 +170,15 @@ def chosen(jobs: list[tuple], only: str, skip: list[str]) -> list[tuple]:
     minutes of time limits), or one tree again without the tree of its best opening."""
     return [job for job in jobs if fnmatch.fnmatch(job_name(job), only)
             and not any(fnmatch.fnmatch(job_name(job), glob) for glob in skip)]
+
+
+def report_command(folder: Path, jobs: list[tuple]) -> list[str]:
+    """The report of every game after a whole batch; after some jobs, of their games only (the
+    others' sections are kept), since each game's greedy builds cost minutes."""
+    command = [sys.executable, "scripts/report.py", "--trees", str(folder)]
+    if len(jobs) < len(JOBS):
+        command += ["--games", *dict.fromkeys(job[0] for job in jobs)]
+    return command
 
 
 def job_name(job: tuple) -> str:

@@ -101,24 +101,36 @@ def plot(result, trees_dir: Path) -> str:
     return f"![guesses per secret, {result.game.spec}]({PLOT_FILE})\n"
 
 
+def kept_sections(report: Path) -> dict[str, str]:
+    """The sections of an earlier report by game, each with its plot if it has one."""
+    if not report.is_file():
+        return {}
+    chunks = report.read_text().split("\n## ")[1:]
+    return {chunk.split("\n", 1)[0]: "## " + chunk.rstrip("\n") + "\n" for chunk in chunks}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", default="trees", help="folder of stored trees and the report")
-    parser.add_argument("--games", nargs="+", default=list(DEFAULT_GAMES))
+    parser.add_argument("--games", nargs="+",
+                        help="rebuild only these games' sections (default: every default game)")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
     trees_dir = Path(args.trees)
     trees_dir.mkdir(parents=True, exist_ok=True)
-    chunks = [INTRO]
-    for spec in args.games:
+    specs = [parse_game(spec).spec for spec in args.games or DEFAULT_GAMES]
+    sections = kept_sections(trees_dir / "README.md") if args.games else {}
+    for spec in specs:
         start = time.perf_counter()
         text, result = section(spec, trees_dir)
-        chunks.append(text)
-        if result.game.spec == PLOT_GAME and not args.no_plot:
-            chunks.append(plot(result, trees_dir))
-        print(f"report: {result.game.spec} in {time.perf_counter() - start:.1f} s",
-              file=sys.stderr)
-    write_atomic(trees_dir / "README.md", "\n".join(chunks).encode())
+        if spec == PLOT_GAME and not args.no_plot:
+            text += "\n" + plot(result, trees_dir)
+        sections[spec] = text
+        print(f"report: {spec} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    kept = [spec for spec in sections if spec not in specs]
+    if kept:
+        print(f"report: kept as they were: {', '.join(kept)}", file=sys.stderr)
+    write_atomic(trees_dir / "README.md", "\n".join([INTRO, *sections.values()]).encode())
     print(f"report -> {trees_dir / 'README.md'}", file=sys.stderr)
     return 0
 

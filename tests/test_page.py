@@ -165,6 +165,7 @@ def test_make_trees_skips_the_jobs_a_glob_names():
     on a machine busy with Battleship's own proof)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
+        import make_trees
         from make_trees import JOBS, chosen
     finally:
         sys.path.pop(0)
@@ -180,6 +181,9 @@ def test_make_trees_skips_the_jobs_a_glob_names():
     assert len(whole) == 4 and opening[4] == "A1 A3 H4"
     assert chosen(JOBS, "battleship:4x8x3 total any", []) == [whole]
     assert chosen(JOBS, "*", ["* first *"]) == [job for job in JOBS if len(job) == 4]
+    assert "--games" not in make_trees.report_command(TREES, JOBS)  # a whole batch: every game
+    some = make_trees.report_command(TREES, chosen(JOBS, "battleship*total any", []))
+    assert some[-2:] == ["--games", "battleship:4x8x3"]  # one game's jobs: its section only
     proc = subprocess.run([sys.executable, "scripts/make_trees.py", "--only", "*hard"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no job is named by --only '*hard'" in proc.stderr

@@ -206,6 +206,22 @@ def test_report_writes_a_table_per_game(tmp_path):
     assert text.count("| expected-size | any |") == 2
 
 
+def test_report_of_some_games_keeps_the_other_sections(tmp_path):
+    """`--games` rebuilds only the games named: the batch run of one game's trees reports that
+    game without every other game's greedy builds."""
+    report = _script("report")
+    assert report.main(["--trees", str(tmp_path), "--games", "moo:3,4,5", "mastermind:3x3"]) == 0
+    readme = tmp_path / "README.md"
+    marked = readme.read_text().replace("## mastermind:3x3\n", "## mastermind:3x3\nMARK\n")
+    readme.write_text(marked)
+    assert report.main(["--trees", str(tmp_path), "--games", "moo:3,4,5"]) == 0
+    text = readme.read_text()
+    assert "MARK" in text and text.index("## moo:3,4,5") < text.index("## mastermind:3x3")
+    assert text.count("## ") == 2 and text.count("| expected-size | any |") == 2
+    assert report.main(["--trees", str(tmp_path), "--games", "mastermind:3x3"]) == 0
+    assert "MARK" not in readme.read_text() and readme.read_text().count("## ") == 2
+
+
 def test_shuffled_play_like_the_seed():
     from optimizer.kernels.shuffled import play_many
 
