@@ -98,7 +98,7 @@ def show(args) -> Exit:
                 below = sum(1 for b in class_bounds if b < goal)
                 print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
                       f"it on file, about {below * cpu / settled / 3600:.2f} core-hours at "
-                      "that pace")
+                      f"their mean pace{_slowest(facts.runs_of(goal), below)}")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
@@ -117,13 +117,25 @@ def _class_floor(cost: str, bounds: list[int]) -> str:
             f"{floor}{more}; none for the other {len(bounds) - len(values)}")
 
 
-def _paces(runs: list[dict]) -> str:
+def _spread(runs: list[dict]) -> tuple[float, float] | None:
     """The runs' own paces, least and most, when they differ: how far the mean that sets the
-    estimate is from what the classes taken last cost."""
+    estimate is from what the classes taken last cost. A --gap run takes the lowest bounds
+    first, so the classes left tend to cost more (Battleship's --gap 1 runs: 32 CPU seconds a
+    class at first, about 200 in the sixth)."""
     each = [e["cpu_seconds"] / e["classes"] for e in runs if e["classes"]]
     if len(each) < 2 or f"{min(each):.1f}" == f"{max(each):.1f}":
-        return ""
-    return f"; by run, {min(each):.1f} to {max(each):.1f} CPU seconds a class"
+        return None
+    return min(each), max(each)
+
+
+def _paces(runs: list[dict]) -> str:
+    spread = _spread(runs)
+    return f"; by run, {spread[0]:.1f} to {spread[1]:.1f} CPU seconds a class" if spread else ""
+
+
+def _slowest(runs: list[dict], classes: int) -> str:
+    spread = _spread(runs)
+    return f", {classes * spread[1] / 3600:.2f} at the slowest run's" if spread else ""
 
 
 def _shown(cost: str, value: int) -> str:
