@@ -24,6 +24,7 @@ from tqdm import tqdm
 from optimizer.cli.page import write_pages
 from optimizer.cli.status import Exit
 from optimizer.formats.tree_file import tree_filename
+from optimizer.games import DEFAULT_GAMES
 
 # (game, objective, guesses, time limit in seconds[, the one opening searched: --first])
 JOBS = [
@@ -158,8 +159,9 @@ def main() -> int:
         tqdm.write(f"{path}: {verdict} "
                    f"({time.monotonic() - start:.0f} s)")
         failures += status != 0
-    if not args.no_report:
-        failures += subprocess.call(report_command(folder, jobs))
+    report = None if args.no_report else report_command(folder, jobs)
+    if report:
+        failures += subprocess.call(report)
     failures += pages(folder)
     return 1 if failures else 0
 
@@ -172,13 +174,15 @@ def chosen(jobs: list[tuple], only: str, skip: list[str]) -> list[tuple]:
             and not any(fnmatch.fnmatch(job_name(job), glob) for glob in skip)]
 
 
-def report_command(folder: Path, jobs: list[tuple]) -> list[str]:
-    """The report of every game after a whole batch; after some jobs, of their games only (the
-    others' sections are kept), since each game's greedy builds cost minutes."""
+def report_command(folder: Path, jobs: list[tuple]) -> list[str] | None:
+    """The report of every game after a whole batch; after some jobs, of their default games
+    only (the others' sections are kept), since each game's greedy builds cost minutes. None:
+    the jobs are of no game the report covers."""
     command = [sys.executable, "scripts/report.py", "--trees", str(folder)]
-    if len(jobs) < len(JOBS):
-        command += ["--games", *dict.fromkeys(job[0] for job in jobs)]
-    return command
+    if len(jobs) == len(JOBS):
+        return command
+    games = [game for game in dict.fromkeys(job[0] for job in jobs) if game in DEFAULT_GAMES]
+    return command + ["--games", *games] if games else None
 
 
 def job_name(job: tuple) -> str:

@@ -9,6 +9,7 @@ built; it reports whatever trees exist at that time, and names any file it canno
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -105,7 +106,7 @@ def kept_sections(report: Path) -> dict[str, str]:
     """The sections of an earlier report by game, each with its plot if it has one."""
     if not report.is_file():
         return {}
-    chunks = report.read_text().split("\n## ")[1:]
+    chunks = re.split(r"\n## (?=\S+\n)", report.read_text())[1:]  # "## spec" lines only
     return {chunk.split("\n", 1)[0]: "## " + chunk.rstrip("\n") + "\n" for chunk in chunks}
 
 
@@ -118,8 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     trees_dir = Path(args.trees)
     trees_dir.mkdir(parents=True, exist_ok=True)
-    specs = [parse_game(spec).spec for spec in args.games or DEFAULT_GAMES]
+    specs = list(dict.fromkeys(parse_game(spec).spec for spec in args.games or DEFAULT_GAMES))
     sections = kept_sections(trees_dir / "README.md") if args.games else {}
+    if args.games and not sections:
+        print(f"report: no earlier report in {trees_dir}: only the games named are in it",
+              file=sys.stderr)
     for spec in specs:
         start = time.perf_counter()
         text, result = section(spec, trees_dir)

@@ -184,6 +184,9 @@ def test_make_trees_skips_the_jobs_a_glob_names():
     assert "--games" not in make_trees.report_command(TREES, JOBS)  # a whole batch: every game
     some = make_trees.report_command(TREES, chosen(JOBS, "battleship*total any", []))
     assert some[-2:] == ["--games", "battleship:4x8x3"]  # one game's jobs: its section only
+    assert make_trees.report_command(TREES, chosen(JOBS, "mastermind:4x7*", [])) is None
+    default = make_trees.report_command(TREES, chosen(JOBS, "*", ["battleship*"]))
+    assert "mastermind:4x7" not in default and "bulls-cows:4x10" in default
     proc = subprocess.run([sys.executable, "scripts/make_trees.py", "--only", "*hard"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no job is named by --only '*hard'" in proc.stderr

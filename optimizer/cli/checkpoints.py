@@ -98,7 +98,7 @@ def show(args) -> Exit:
                 below = sum(1 for b in class_bounds if b < goal)
                 print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
                       f"it on file, about {below * cpu / settled / 3600:.2f} core-hours at "
-                      f"their mean pace{_slowest(facts.runs_of(goal), below)}")
+                      f"their mean pace{_slowest(facts.runs_of(goal), below, cpu / settled)}")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
@@ -133,9 +133,13 @@ def _paces(runs: list[dict]) -> str:
     return f"; by run, {spread[0]:.1f} to {spread[1]:.1f} CPU seconds a class" if spread else ""
 
 
-def _slowest(runs: list[dict], classes: int) -> str:
+def _slowest(runs: list[dict], classes: int, mean: float) -> str:
+    """The hours at the slowest run's pace when above ``mean`` (which counts the CPU seconds
+    of runs that lifted no class as well)."""
     spread = _spread(runs)
-    return f", {classes * spread[1] / 3600:.2f} at the slowest run's" if spread else ""
+    if not spread or spread[1] <= mean:
+        return ""
+    return f", {classes * spread[1] / 3600:.2f} at the slowest run's"
 
 
 def _shown(cost: str, value: int) -> str:
