@@ -121,7 +121,7 @@ def _spread(runs: list[dict]) -> tuple[float, float] | None:
     """The runs' own paces, least and most, when they differ: how far the mean that sets the
     estimate is from what the classes taken last cost. A --gap run takes the lowest bounds
     first, so the classes left tend to cost more (Battleship's --gap 1 runs: 32 CPU seconds a
-    class at first, about 200 in the sixth)."""
+    class at first, 239 in the sixth)."""
     each = [e["cpu_seconds"] / e["classes"] for e in runs if e["classes"]]
     if len(each) < 2 or f"{min(each):.1f}" == f"{max(each):.1f}":
         return None
