@@ -361,9 +361,9 @@ def test_show_states_what_a_gap_goal_leaves_at_its_runs_pace(tmp_path, capsys):
         "at least 75 (--gap); by run, 1800.0 to 2700.0 CPU seconds a class",
         f"{below} first-guess classes still below it on file, about {below * 8109 / 4 / 3600:.2f} "
         f"core-hours at their mean pace, {below * 2700 / 3600:.2f} at the slowest run's"]
-    from optimizer.cli.checkpoints import _slowest
+    from optimizer.cli.checkpoints import _slowest, _spread
 
-    runs = [{"cpu_seconds": 100, "classes": 1}, {"cpu_seconds": 200, "classes": 1}]
+    runs = _spread([{"cpu_seconds": 100, "classes": 1}, {"cpu_seconds": 200, "classes": 1}])
     assert _slowest(runs, 3, mean=150) == ", 0.17 at the slowest run's"
     assert _slowest(runs, 3, mean=1100) == ""  # a run that lifted nothing made the mean slower
 

@@ -89,16 +89,17 @@ def show(args) -> Exit:
         for goal in sorted({e.get("goal") for e in facts.spent.values()},
                            key=lambda g: -1 if g is None else g):
             cpu, settled, runs = facts.spent_in_all(goal)
+            spread = _spread(facts.runs_of(goal))
             what = "settled" if goal is None else \
                 f"lifted to at least {_shown(cost, goal)} (--gap)"
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
                   f"run{'s' if runs != 1 else ''} on record, {settled} class"
-                  f"{'es' if settled != 1 else ''} {what}{_paces(facts.runs_of(goal))}")
+                  f"{'es' if settled != 1 else ''} {what}{_paces(spread)}")
             if goal is not None and settled:  # the file's estimate is the exact runs' only
                 below = sum(1 for b in class_bounds if b < goal)
                 print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
                       f"it on file, about {below * cpu / settled / 3600:.2f} core-hours at "
-                      f"their mean pace{_slowest(facts.runs_of(goal), below, cpu / settled)}")
+                      f"their mean pace{_slowest(spread, below, cpu / settled)}")
     if not heights and not log.totals:
         print("  no facts yet")
     return Exit.FINISHED
@@ -128,15 +129,13 @@ def _spread(runs: list[dict]) -> tuple[float, float] | None:
     return min(each), max(each)
 
 
-def _paces(runs: list[dict]) -> str:
-    spread = _spread(runs)
+def _paces(spread: tuple[float, float] | None) -> str:
     return f"; by run, {spread[0]:.1f} to {spread[1]:.1f} CPU seconds a class" if spread else ""
 
 
-def _slowest(runs: list[dict], classes: int, mean: float) -> str:
-    """The hours at the slowest run's pace when above ``mean`` (which counts the CPU seconds
-    of runs that lifted no class as well)."""
-    spread = _spread(runs)
+def _slowest(spread: tuple[float, float] | None, classes: int, mean: float) -> str:
+    """The hours of ``classes`` at the slowest run's pace when above ``mean`` (which counts the
+    CPU seconds of runs that lifted no class as well)."""
     if not spread or spread[1] <= mean:
         return ""
     return f", {classes * spread[1] / 3600:.2f} at the slowest run's"
