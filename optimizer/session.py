@@ -135,15 +135,15 @@ class Solver:
         unchecked: the optimum holds if they do), or ``"not proven"`` (no claim, or one the
         replay of every secret contradicts). Replays the tree the first time it is asked."""
         if self._proof is None:
-            from .tree import proof
+            from .provenance import proof
 
             self._proof = proof(self.tree)
         return self._proof
 
     @property
     def checkpoint_facts(self) -> int:
-        """How many checkpoint facts the tree's claims rest on (``tree.checkpoint_facts``)."""
-        from .tree import checkpoint_facts
+        """How many checkpoint facts the tree's claims rest on (``provenance.checkpoint_facts``)."""
+        from .provenance import checkpoint_facts
 
         return checkpoint_facts(self.tree)
 

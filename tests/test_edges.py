@@ -20,8 +20,9 @@ from optimizer.cli import app as cli
 from optimizer.cli.protocol import MAX_LINE, serve
 from optimizer.formats.tree_file import read_tree, tree_from_json
 from optimizer.games import GameError, parse_game
+from optimizer.provenance import verify
 from optimizer.session import Solver
-from optimizer.tree import TreeError, verify
+from optimizer.tree import TreeError
 
 ROOT = Path(__file__).resolve().parents[1]
 MM_TREE = ROOT / "trees" / "mastermind-4x6.total.any.json"

@@ -20,7 +20,8 @@ from optimizer.formats.strict_json import loads
 from optimizer.formats.tree_file import tree_from_json, tree_to_json
 from optimizer.games import GameError, parse_game
 from optimizer.games.reply import TAGS, WIN_WORDS, read_reply
-from optimizer.tree import Tree, TreeError, verify
+from optimizer.provenance import verify
+from optimizer.tree import Tree, TreeError
 
 FUZZ = settings(max_examples=300, deadline=None, database=None,
                 derandomize=os.environ.get("CI") == "true",

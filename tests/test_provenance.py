@@ -17,8 +17,9 @@ from optimizer.cli.page import PageError, facts_html, load_entry, proof_cell
 from optimizer.formats.checkpoint import Checkpoint
 from optimizer.formats.tree_file import read_tree, write_tree
 from optimizer.games import parse_game
+from optimizer.provenance import checkpoint_facts, proof, verify
 from optimizer.session import Solver
-from optimizer.tree import Tree, checkpoint_facts, proof, replay, verify
+from optimizer.tree import Tree, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "mastermind:3x4"  # least total 206; its entropy tree, 208, is the one a false file keeps

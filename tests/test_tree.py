@@ -16,7 +16,8 @@ from helpers import HalfWriter
 from optimizer.cli import main
 from optimizer.formats.tree_file import read_tree, write_tree
 from optimizer.games import parse_game
-from optimizer.tree import Tree, TreeError, replay, verify
+from optimizer.provenance import verify
+from optimizer.tree import Tree, TreeError, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,7 +78,7 @@ def test_verify_accepts_a_good_file(bc_tree_file, capsys):
 def test_reading_and_verifying_need_no_numba(bc_tree_file):
     code = (
         "import sys; from optimizer.formats.tree_file import read_tree; "
-        "from optimizer.tree import verify; "
+        "from optimizer.provenance import verify; "
         f"r = verify(read_tree({str(bc_tree_file)!r})); "
         "assert not r.defects and r.total == 28024; "
         "assert 'numba' not in sys.modules, 'numba was imported'"

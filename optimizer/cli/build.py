@@ -8,7 +8,8 @@ import time
 
 from ..games import parse_game
 from ..games.base import GUESS_MODES
-from ..tree import checkpoint_facts, opening_note, printable, resting
+from ..provenance import checkpoint_facts, opening_note, resting
+from ..tree import printable
 from .options import add_search_options, levels, percent, seed
 from .options import seconds as positive_seconds
 from .signals import hold_signals, release_signals

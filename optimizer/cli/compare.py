@@ -21,7 +21,8 @@ from ..formats.strict_json import loads
 from ..formats.tree_file import tree_from_json
 from ..games import Game, GameError, parse_game
 from ..objective import bound_note, proven_bounds
-from ..tree import Tree, TreeError, checkpoint_facts, opening_note, printable, replay, resting
+from ..provenance import checkpoint_facts, opening_note, resting
+from ..tree import Tree, TreeError, printable, replay
 from .status import Exit
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}

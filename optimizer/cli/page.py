@@ -26,19 +26,16 @@ from pathlib import Path
 from ..formats.files import write_atomic
 from ..formats.tree_file import TreeFileError, read_tree
 from ..objective import bound_note
-from ..tree import (
+from ..provenance import (
     NOT_PROVEN,
     PROVEN,
-    Replay,
-    Tree,
-    TreeError,
     checkpoint_facts,
-    printable,
     proof,
     provenance_note,
     resting,
     verify,
 )
+from ..tree import Replay, Tree, TreeError, printable
 from .page_data import encode_tree, script_json
 from .page_games import (
     PageError,

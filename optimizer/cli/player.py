@@ -32,6 +32,7 @@ from ..formats.tree_file import read_tree
 from ..games import Game, GameError, WordGame, parse_game
 from ..games.base import GUESS_MODES, check_guess_mode
 from ..games.reply import read_reply, reply_forms
+from ..provenance import NOT_PROVEN, checkpoint_facts, proof, resting
 from ..session import (
     NO_MOVE,
     FeedbackError,
@@ -39,7 +40,7 @@ from ..session import (
     Session,
     Solver,
 )
-from ..tree import NOT_PROVEN, Tree, TreeError, checkpoint_facts, printable, proof, replay, resting
+from ..tree import Tree, TreeError, printable, replay
 from .breaker import play_breaker
 from .console import QUIT_WORDS, EndOfInput, ask, say, silence_stdout
 from .options import seed

@@ -17,7 +17,8 @@ import orjson
 
 from ..games import parse_game
 from ..games.base import GUESS_MODES
-from ..tree import printable, resting
+from ..provenance import resting
+from ..tree import printable
 from .options import add_search_options, whole_number
 from .status import Exit
 
@@ -82,7 +83,7 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         # the depth that was refuted last: its classes searched now and taken from the file
         "classes_searched": found.searched,
         "classes_taken": found.taken,
-        # what the proof rests on besides this run's search (tree.checkpoint_facts)
+        # what the proof rests on besides this run's search (provenance.checkpoint_facts)
         "checkpoint_facts": found.taken,
     }
     if log is not None:

@@ -9,16 +9,8 @@ import time
 import orjson
 
 from ..formats.tree_file import TreeFileError, read_tree
-from ..tree import (
-    TreeError,
-    checkpoint_facts,
-    opening_note,
-    printable,
-    proof,
-    provenance_note,
-    resting,
-    verify,
-)
+from ..provenance import checkpoint_facts, opening_note, proof, provenance_note, resting, verify
+from ..tree import TreeError, printable
 from .status import Exit
 
 # --recheck runs the exact search again: seconds for Mastermind 4x6 (1296 codes) and moo
@@ -58,7 +50,7 @@ def run(args: argparse.Namespace) -> Exit:
         out = {"file": args.file, "game": tree.game.spec, "ok": ok, **result.as_json()}
         out["average"] = round(result.average, 6)
         out["defects"] = result.defects
-        out["proof"] = proof(tree, result)  # of the optimality claim (tree.proof)
+        out["proof"] = proof(tree, result)  # of the optimality claim (provenance.proof)
         out["checkpoint_facts"] = checkpoint_facts(tree)
         if recheck:
             out["recheck"] = {k: v for k, v in recheck.items() if k != "defects"}

@@ -204,7 +204,7 @@ class Search:
             meta["improve"] = dict(self.improved)
         if out.stopped:
             meta["stopped"] = True
-        if self.checkpoint is not None:  # the tree's provenance (tree.checkpoint_facts)
+        if self.checkpoint is not None:  # the tree's provenance (provenance.checkpoint_facts)
             meta["checkpoint_facts"] = self.facts_taken - taken_before
         return self._tree(obj, out, meta)
 
