@@ -368,6 +368,21 @@ def test_show_states_what_a_gap_goal_leaves_at_its_runs_pace(tmp_path, capsys):
     assert _slowest(runs, 3, mean=1100) == ""  # a run that lifted nothing made the mean slower
 
 
+def test_show_says_when_a_gap_goal_is_reached(tmp_path, capsys):
+    """With every class at or above a --gap goal, show says so instead of counting no hours."""
+    game = parse_game(TOTAL_SPEC)
+    first = [game.format_code(int(g)) for g in game.first_guesses()]
+    data = {"format": "moo-checkpoint", "version": 2, "game": TOTAL_SPEC, "guesses": "any",
+            "total": {"27": {"classes": {code: {"at_least": 75} for code in first},
+                             "spent": {"abc": {"cpu_seconds": 5400, "classes": 3, "goal": 75}}}}}
+    path = tmp_path / "cp.json"
+    path.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "show", str(path)]) == 0
+    out = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert out[-1] == "no first-guess class is below it on file: the goal is reached"
+    assert not any("still below" in line for line in out)
+
+
 def test_show_states_the_class_bounds_on_file(tmp_path, capsys):
     """A total within fewer guesses is bounded by the facts within more (a run takes them), and
     the classes with no fact are counted."""

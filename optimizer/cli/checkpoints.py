@@ -97,6 +97,9 @@ def show(args) -> Exit:
                   f"{'es' if settled != 1 else ''} {what}{_paces(spread)}")
             if goal is not None and settled:  # the file's estimate is the exact runs' only
                 below = sum(1 for b in class_bounds if b < goal)
+                if not below:
+                    print("      no first-guess class is below it on file: the goal is reached")
+                    continue
                 print(f"      {below} first-guess class{'es' if below != 1 else ''} still below "
                       f"it on file, about {below * cpu / settled / 3600:.2f} core-hours at "
                       f"their mean pace{_slowest(spread, below, cpu / settled)}")
