@@ -88,6 +88,29 @@ def test_split_parts_asked_again_are_asked_for_their_whole_share():
     search.engine.close()
 
 
+def test_a_split_part_found_at_its_floor_searches_no_further():
+    """A guess found at what the part is proven to cost (its floor: a checkpoint's bound, an
+    earlier query's) ends the query, though the other guesses' own bounds lie below it: none
+    can cost less than the part. Without a floor they are all searched."""
+    from optimizer.search.split_part import SplitPart
+    from optimizer.tree import Node
+
+    for floor, left in ((50, 0), (0, 998)):
+        split = SplitPart(0, None, 3, [(40, g) for g in range(1000)])
+        split.ask(60, floor)
+        assert split.next_guesses(2) == [0, 1]
+        split.running["job"] = [0, 1]
+        split.record("job", [(50, Node(0)), (55, None)], 0.1)
+        assert split.done() is (left == 0) and len(split.queue) == left
+        if not left:
+            assert split.lower_bound() == 50 and split.tree is not None
+    split = SplitPart(0, None, 3, [(40, g) for g in range(10)])
+    split.ask(60, 58)  # no guess found: the bound the query proves is the floor at most
+    split.running["job"] = split.next_guesses(10)
+    split.record("job", [(60 + g, None) for g in range(10)], 0.1)
+    assert split.done() and split.lower_bound() == 60
+
+
 def test_a_split_part_batches_its_guesses_where_jobs_cost_a_round_trip():
     """One guess a job where a job costs nothing beyond its work; on an engine whose round trip
     outweighs a guess, enough for the round trip to be a twentieth of the job, never so many

@@ -183,7 +183,7 @@ class RootClass:
                 w_left -= weight
                 split = self.splits.get(fid)
                 if split is not None:
-                    split.ask(cutoff)
+                    split.ask(cutoff, self.lbs[fid])
                     self._show(split)
                     if split.done():  # what earlier queries proved settles it
                         self._answer(fid, split.lower_bound(), split.tree)
