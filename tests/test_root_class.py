@@ -105,7 +105,7 @@ def test_a_split_part_found_at_its_floor_searches_no_further():
         if not left:
             assert split.lower_bound() == 50 and split.tree is not None
     split = SplitPart(0, None, 3, [(40, g) for g in range(10)])
-    split.ask(60, 58)  # no guess found: the bound the query proves is the floor at most
+    split.ask(60, 58)  # a floor below the cut-off changes nothing: every guess is searched
     split.running["job"] = split.next_guesses(10)
     split.record("job", [(60 + g, None) for g in range(10)], 0.1)
     assert split.done() and split.lower_bound() == 60

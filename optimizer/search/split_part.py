@@ -68,8 +68,11 @@ class SplitPart:
     def _prune(self) -> None:
         """Drop the queue once its best bound (or the part's floor) reaches the cut-off: no
         guess in it can beat it."""
-        if self.queue and max(self.queue[0][0], self.floor) >= self.beta:
-            self.bounds.append(max(self.queue[0][0], self.floor))
+        if not self.queue:
+            return
+        bound = max(self.queue[0][0], self.floor)
+        if bound >= self.beta:
+            self.bounds.append(bound)
             self.queue.clear()
 
     def next_guesses(self, count: int = 1) -> list[int]:
