@@ -7,9 +7,12 @@ two revisions compare by running this script with each one's tree in turn.
         --checkpoint trees/battleship-4x8x3.checkpoint.json        # the classes next in line
     python scripts/bench_class.py bulls-cows:4x7 --best 0.98       # every class, cut-off at 98%
                                                                    # of the least total
+    python scripts/bench_class.py battleship --best 22856 --first "A2 D4 E2" \
+        --facts trees/battleship-4x8x3.checkpoint.json   # as a resumed run meets the class
 
-Prints, per class: its value (exact, or a bound proven >= the cut-off), seconds, nodes of the
-finished jobs; the kernels are loaded before the clock starts.
+Prints, per class: its value (exact, or a bound proven >= the cut-off), seconds, CPU seconds
+of this process (its worker threads), nodes of the finished jobs; the kernels are loaded, and
+the facts read, before the clock starts.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from optimizer.formats.checkpoint import Checkpoint
+from optimizer.formats.checkpoint_fields import read_json
 from optimizer.games import parse_game
 from optimizer.search.engine import open_engine
 from optimizer.search.solver import NodeSolver
@@ -39,6 +44,10 @@ def main() -> None:
     parser.add_argument("--checkpoint", help="a checkpoint whose class bounds order --list")
     parser.add_argument("--limit", type=float, help="seconds per class, at most")
     parser.add_argument("--workers", type=int, help="as moo's --workers (default: as moo chooses)")
+    parser.add_argument("--facts", metavar="FILE",
+                        help="a checkpoint each class starts from, as a resumed run would: read "
+                             "afresh for each class, so that every class (and each revision "
+                             "compared) meets the same facts; never written")
     args = parser.parse_args()
     game = parse_game(args.game)
     solver = NodeSolver(game, "any")
@@ -55,8 +64,6 @@ def main() -> None:
     if args.list:
         bounds = {g: b for b, g, _ in search.first_classes(depth)}
         if args.checkpoint:
-            from optimizer.formats.checkpoint import Checkpoint
-
             log = Checkpoint(args.checkpoint, game, "any")
             bounds = {g: max(b, log.total_lower_bound("total", g, depth))
                       for g, b in bounds.items()}
@@ -68,8 +75,10 @@ def main() -> None:
           flush=True)
     total_seconds = 0.0
     for guess in chosen:
+        if args.facts:
+            search.checkpoint = Checkpoint(None, game, "any", data=read_json(Path(args.facts)))
         search.deadline = None if args.limit is None else time.monotonic() + args.limit
-        nodes, start = search.nodes, time.perf_counter()
+        nodes, start, cpu = search.nodes, time.perf_counter(), time.process_time()
         try:
             value, root = search.class_total(guess, classes[guess], depth, best)
             what = f"{'exact' if root is not None else 'at least'} {value}"
@@ -77,8 +86,8 @@ def main() -> None:
             what = "stopped"
         seconds = time.perf_counter() - start
         total_seconds += seconds
-        print(f"{game.format_code(guess)}: {what}, {seconds:.2f} s, {search.nodes - nodes} nodes",
-              flush=True)
+        print(f"{game.format_code(guess)}: {what}, {seconds:.2f} s, "
+              f"{time.process_time() - cpu:.1f} CPU s, {search.nodes - nodes} nodes", flush=True)
     print(f"all: {total_seconds:.2f} s", flush=True)
     engine.close()
 
