@@ -17,9 +17,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # What only the tests, the browser tests, lint and the figures need (pyproject's extras).
 EXTRAS = ("dev", "plot", "pytest", "ruff", "playwright", "hypothesis", "matplotlib")
-# Kernels compiled for several counter widths by design (partition.score_pool: 8-bit counters
-# for small nodes, 16-bit for large, 32-bit for the greedy strategies' scores).
-COUNTER_WIDTHS = {"partition.count_parts", "partition._summarise"}
+# Kernels compiled for several counter widths by design (scoring.score_pool: 8-bit counters
+# for small nodes, 16-bit for large, 64-bit by squares; 32-bit for the greedy strategies').
+COUNTER_WIDTHS = {"partition.count_parts", "scoring.score_by_matrix", "scoring.part_figures"}
 
 pytestmark = pytest.mark.cluster
 

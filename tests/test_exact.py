@@ -89,6 +89,69 @@ def test_the_kernels_answer_ids_split_the_same(spec):
     assert len(set(pairs[0])) == len(set(pairs[1])) == pairs.shape[1]  # one id for one id
 
 
+def _plain_scores(solver, pool, cands, dc):
+    """score_pool's four figures by numpy: every guess's parts counted from the matrix."""
+    problem, LB = solver.problem, solver.bounds.LB[solver.branches]
+    out = []
+    for g in pool:
+        counts = np.bincount(problem.F[g, cands], minlength=problem.nf)
+        parts = np.delete(counts, problem.win)
+        out.append((parts.max(), np.count_nonzero(parts), LB[parts[parts > 0], dc].sum(),
+                    np.count_nonzero(counts)))
+    return np.array(out).T
+
+
+@pytest.mark.parametrize("spec", ["battleship", "battleship:3x4x3", "battleship:2x4x2",
+                                  "bulls-cows:4x6", "mastermind:3x4"])
+@pytest.mark.parametrize("squares_from", [None, 1])
+def test_scoring_gives_the_plain_count_of_every_guesss_parts(spec, squares_from):
+    """score_pool's largest part, parts, summed bounds and answers, for sets of candidates of
+    every size (the counters in bytes and in words; by squares or by the matrix, and by
+    squares from a single candidate on)."""
+    from optimizer.kernels.scoring import score_pool
+
+    solver = NodeSolver(parse_game(spec), table_bits=10)
+    if squares_from:
+        solver.problem = solver.problem._replace(squares_from=squares_from)
+    rng = np.random.default_rng(7)
+    n_secrets = solver.game.n_secrets
+    for n in sorted({1, 2, 5, 31, 32, 64, 65, 200, 300, n_secrets} & set(range(n_secrets + 1))):
+        cands = np.sort(rng.choice(n_secrets, n, replace=False)).astype(np.int32)
+        for pool in (solver.all_codes, cands):
+            dc = np.int64(rng.integers(0, 6))
+            found = score_pool(solver.problem, solver.run, pool, cands,
+                               solver.bounds.LB[solver.branches], dc)
+            assert (np.array(found) == _plain_scores(solver, pool, cands, dc)).all(), n
+
+
+def test_scoring_by_squares_is_battleships_with_three_ships():
+    """The default board is scored by squares (its feedback adds up what its three squares say
+    of a secret); two ships, and the other games, by the matrix alone."""
+    assert NodeSolver(parse_game("battleship"), table_bits=10).problem.square_answer.size == 64
+    for spec in ("battleship:2x4x2", "bulls-cows:4x6", "mastermind:3x4"):
+        assert NodeSolver(parse_game(spec), table_bits=10).problem.square_answer.size == 0
+
+
+def _values_by_squares(spec, squares_from):
+    solver = NodeSolver(parse_game(spec), table_bits=14)
+    solver.problem = solver.problem._replace(squares_from=squares_from)
+    height = solver.min_height()
+    total, _ = solver.min_total(solver.root(), solver.game.n_codes)
+    limited, _ = solver.min_total(solver.root(), height)
+    return height, total, limited
+
+
+@pytest.mark.parametrize("spec", ["battleship:2x3x3", "battleship:1x7x3"])
+def test_search_scored_by_squares_equals_plain_search(spec, plain):
+    """Every node scored by squares (from one candidate on): the plain search's optima."""
+    assert _values_by_squares(spec, 1) == plain(spec, "any")
+
+
+@pytest.mark.parametrize("spec", ["battleship:2x4x3", "battleship:3x3x3"])
+def test_search_scored_by_squares_equals_search_by_the_matrix(spec):
+    """Boards too large for the plain search: every node by squares, and none."""
+    assert _values_by_squares(spec, 1) == _values_by_squares(spec, 1 << 30)
+
 # Games on which each rule should do some work (it is checked that it does).
 FIRES_ON = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
             ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent")]

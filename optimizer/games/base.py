@@ -226,6 +226,13 @@ class Game:
         (answer_matrices); computed when asked (hard mode reads the marks of each)."""
         return np.flatnonzero(_occurs(self.feedback_matrix(), self.win))
 
+    def square_answers(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a game whose guesses are three squares and whose feedback id adds up what each
+        square says of the secret: (what each square says of each secret, (n_secrets, squares)
+        uint8, 0 to 3; the feedback id each saying adds, (4,) int64). The kernels then score
+        large nodes by sets of candidates (kernels/scoring.py); None: by the matrix alone."""
+        return None
+
     def parts(self, guess: int, candidates: np.ndarray) -> dict[int, np.ndarray]:
         """The candidates (secrets) other than ``guess`` grouped by the feedback ``guess`` gets
         from them, in feedback-id order (the winning block is left out: it is at most the guess

@@ -99,14 +99,27 @@ class Battleship(Game):
         the guess's squares."""
         table = getattr(self, "_weights", None)
         if table is None:
-            near = self.distance[:, self.codes].min(axis=2)  # (squares, N): closest ship
-            weight = np.array([self.base ** 2, self.base, 1, 0], dtype=np.uint8)
-            table = self._weights = weight[np.minimum(near, 3)]
+            table = self._weights = self._saying_weights()[self._sayings()]
         squares = self.codes[guesses]
         out = table[squares[:, 0]]
         for j in range(1, self.ships):
             out += table[squares[:, j]]
         return out
+
+    def square_answers(self) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.ships != 3:
+            return None
+        return np.ascontiguousarray(self._sayings().T), self._saying_weights().astype(np.int64)
+
+    def _sayings(self) -> np.ndarray:
+        """(squares, N) uint8: what each square says of each secret, its distance to the
+        closest ship, 3 standing for any farther."""
+        near = self.distance[:, self.codes].min(axis=2)
+        return np.minimum(near, 3).astype(np.uint8)
+
+    def _saying_weights(self) -> np.ndarray:
+        """(4,) uint8: what each saying of _sayings adds to a feedback id."""
+        return np.array([self.base ** 2, self.base, 1, 0], dtype=np.uint8)
 
     def _build_matrix(self) -> np.ndarray:
         """By numpy, a block of rows at a time (16 MB of temporaries at most): 0.04 s for the

@@ -51,6 +51,11 @@ Problem = namedtuple("Problem", [
     "consistent",  # bool: only candidates may be guessed
     "hard",  # bool: only codes keeping the hints of the path may be guessed (word games)
     "marks",  # (nf, L) int8: the marks (0, 1, 2 a letter) of each feedback id, for "hard"
+    # Scoring by squares (scoring.py; empty arrays for a game without it, Game.square_answers):
+    "square_values",  # (S, Q) uint8: what each of the Q squares says of each secret (0-3)
+    "guess_squares",  # (N, 3) int16: the squares of each guess
+    "square_answer",  # (64,) int64: the feedback id of each way three squares can speak
+    "squares_from",  # int: nodes of this many candidates or more are scored by squares
 ])
 
 Orbits = namedtuple("Orbits", [
@@ -87,9 +92,10 @@ Run = namedtuple("Run", [
     "opts",  # int: OPT_* bits
     "stats",  # (3,) int64 counters, ST_* slots (written)
     "out",  # (1,) int64: the guess achieving a call's answer, or -1 (written)
-    "counts",  # (N, nf) uint16: scoring's scratch, reused by every node (written)
-    "small_counts",  # (N, nf) uint8: the same for nodes of fewer than 256 candidates (written)
-    "scores",  # (4, N) int64: what score_pool returns, valid until its next call (written)
+    "counts",  # (N, nf) uint16: scoring's counters, reused by every node (written)
+    "small_counts",  # (N, nf) uint8: scoring's for nodes of fewer than 256 candidates (written)
+    "scores",  # (4, N) int64: what scoring.score_pool returns, valid until its next call (written)
+    "square_sets",  # (Q, 4, S / 64) uint64: scoring by squares' sets of candidates (written)
     # What each path length's guesses allow (guesses.py), remembered per path length (written):
     "memo_paths",  # (MASK_DEPTH, MASK_DEPTH + 3) int32: MEMO_* bits, stabilizer size, reps, path
     "masks",  # (MASK_DEPTH, N) bool: orbit masks (guesses.orbit_reps)

@@ -47,11 +47,11 @@ from .partition import (
     by_answers,
     is_duplicate,
     parts_by_size,
-    score_pool,
     separating_guess,
     some_guess_fits,
     tells_nothing,
 )
+from .scoring import score_pool
 from .table import probe, store
 
 

@@ -1,9 +1,6 @@
 """A guess splits a node's candidates into parts, one per feedback: counting, sorting and comparing
-those parts. Every search step starts here.
+those parts (scoring.py scores a whole pool of guesses).
 
-- Scoring (``score_pool``): every guess of a pool against the candidates in one pass over the
-  transposed matrix, one candidate's row at a time; reading each guess's row at scattered secrets
-  instead misses the cache on almost every lookup (ten times slower on Bulls and Cows).
 - Useless guesses (``tells_nothing``): a guess whose largest part holds every candidate teaches
   nothing, so no optimal tree makes it (it would only add a level). The one rule, used by the
   searches and the greedy strategies alike.
@@ -100,24 +97,6 @@ def stable_order(keys):
 
 
 @njit(cache=True, nogil=True)
-def score_pool(problem, run, pool, cands, LB, dc):
-    """Every guess of pool ((G,) int32) over cands ((n,) int32): (largest non-winning part,
-    number of non-winning parts, sum of LB over the non-winning parts, number of different
-    answers), each a (G,) int64 view of ``run.scores``, valid until the next call (copy what must
-    outlive it). LB ((N + 1, DCAP + 1) int64) is the bound table of one branching factor, dc the
-    depth column. The counters and the
-    results are the run's scratch, reused from node to node (fresh arrays per node cost
-    allocations, zero-filling and page faults every time), the counters in bytes when every
-    count fits: smaller counters stay in a nearer cache."""
-    FT, win, nf = problem.FT, problem.win, problem.nf
-    if cands.shape[0] < 256:
-        count_parts(FT, pool, cands, run.small_counts)
-        return _summarise(run.small_counts, pool.shape[0], win, nf, LB, dc, run.scores)
-    count_parts(FT, pool, cands, run.counts)
-    return _summarise(run.counts, pool.shape[0], win, nf, LB, dc, run.scores)
-
-
-@njit(cache=True, nogil=True)
 def count_parts(FT, pool, cands, counts):
     """counts[i, f] ((>= G, nf) uint8, uint16 or int32; written): the candidates answering f to
     pool[i] ((G,) codes), one candidate's row of the transposed matrix FT ((N, N) uint8) at a
@@ -131,39 +110,11 @@ def count_parts(FT, pool, cands, counts):
 
 
 @njit(cache=True, nogil=True)
-def _summarise(counts, G, win, nf, LB, dc, out):
-    """Each guess's row of counts ((>= G, nf)) in four figures, written to out[:, :G] ((4, N)
-    int64; returned as four (G,) views): largest part, parts, LB ((N + 1, DCAP + 1)) summed over
-    the parts at column dc, answers."""
-    for i in range(G):
-        largest = np.int64(0)
-        parts = np.int64(0)
-        answers = np.int64(0)
-        lb1 = np.int64(0)
-        for f in range(nf):
-            cnt = np.int64(counts[i, f])
-            if cnt == 0:
-                continue
-            answers += 1
-            if f == win:
-                continue
-            parts += 1
-            lb1 += LB[cnt, dc]
-            if cnt > largest:
-                largest = cnt
-        out[0, i] = largest
-        out[1, i] = parts
-        out[2, i] = lb1
-        out[3, i] = answers
-    return out[0, :G], out[1, :G], out[2, :G], out[3, :G]
-
-
-@njit(cache=True, nogil=True)
 def some_guess_fits(problem, scratch, pool, cands, limit):
     """Whether some guess of pool ((G,) int32) leaves no non-winning part of cands ((n,) int32)
     larger than limit (scratch: (>= G, nf) uint16 counters, written). Candidates are
-    read in blocks (rows of the transposed matrix, as in score_pool); a guess is dropped as soon
-    as one part overflows, within the first blocks for almost every guess."""
+    read in blocks (rows of the transposed matrix, as in count_parts); a guess is dropped as
+    soon as one part overflows, within the first blocks for almost every guess."""
     FT, win, nf = problem.FT, problem.win, problem.nf
     G = pool.shape[0]
     n = cands.shape[0]

@@ -57,10 +57,10 @@ from .partition import (
     bucket,
     is_duplicate,
     parts_by_size,
-    score_pool,
     stable_order,
     tells_nothing,
 )
+from .scoring import score_pool
 from .table import probe, store
 
 

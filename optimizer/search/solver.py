@@ -33,6 +33,7 @@ from ..kernels.bundles import (
 from ..kernels.height import feasible, rank_height
 from ..kernels.heuristics import ENTROPY, greedy_total
 from ..kernels.lookahead import lookahead
+from ..kernels.scoring import SQUARES_FROM, VALUES
 from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
 from ..kernels.table import clear, new_table, shared_table
 from ..kernels.table import table_bits as default_table_bits
@@ -81,6 +82,24 @@ def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
     return np.array([game.feedback_counts(int(f)) for f in ids], dtype=np.int8)
 
 
+def _squares(game: Game) -> tuple[tuple, np.ndarray]:
+    """(Problem's scoring-by-squares fields, Run's scratch for it): empty arrays for a game
+    without it (Game.square_answers)."""
+    said = game.square_answers()
+    if said is None:
+        return ((np.zeros((0, 0), dtype=np.uint8), np.zeros((0, 3), dtype=np.int16),
+                 np.zeros(0, dtype=np.int64), SQUARES_FROM),
+                np.zeros((0, VALUES, 0), dtype=np.uint64))
+    values, weights = said
+    ways = (weights[:, None, None] + weights[None, :, None] + weights[None, None, :]).ravel()
+    ids = game.answer_ids()  # the game's id of each dense id, in order
+    answer = np.minimum(np.searchsorted(ids, ways), ids.shape[0] - 1)
+    answer[ids[answer] != ways] = 0  # a way no secret has: its count is always 0
+    words = (game.n_secrets + 63) // 64
+    return ((values, game.codes.astype(np.int16), answer.astype(np.int64), SQUARES_FROM),
+            np.zeros((values.shape[1], VALUES, words), dtype=np.uint64))
+
+
 class NodeSolver:
     """``opts`` switches pruning rules and ``counting`` the counting bounds (tests compare each
     with the plain search). ``share``: a solver of the same key in this process whose tables
@@ -97,9 +116,10 @@ class NodeSolver:
         self.key = SolverKey(game.spec, guesses, opts, table_bits, counting, game.digest)
         matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
+        squares, square_sets = _squares(game)
         self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
                                guesses == "consistent", guesses == "hard",
-                               _marks(game, n_answers, guesses))
+                               _marks(game, n_answers, guesses), *squares)
         self.orbits = _orbits(game)
         self.branches = n_answers - 1  # every answer but the win occurs
         self.stop = np.zeros(1, dtype=np.int8)
@@ -120,7 +140,7 @@ class NodeSolver:
         self.run = Run(opts, self.stats, np.zeros(1, dtype=np.int64),
                        np.zeros((n, n_answers), dtype=np.uint16),
                        np.zeros((n, n_answers), dtype=np.uint8),
-                       np.zeros((4, n), dtype=np.int64),
+                       np.zeros((4, n), dtype=np.int64), square_sets,
                        *_memo(self.orbits))
         self._lock = threading.Lock()
         self._job = None  # the id of the job running on this solver, for cancel()
