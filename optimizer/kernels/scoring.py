@@ -13,7 +13,7 @@ searches spend nearly all their time here (docs/performance.md). Two ways, the s
   those whose three squares say given things: an AND of three sets of candidates, each a few
   64-bit words, counted by popcount. The ways of the first two squares are formed once for the
   guesses sharing them, and ways no candidate has are skipped. Nodes of ``Problem.squares_from``
-  candidates or more go this way: 2.4-4.5 times faster from 64 candidates on, and first-guess
+  candidates or more go this way: 2.4-4.7 times faster from 64 candidates on, and first-guess
   classes of the default board settled in 0.75-0.95 of the time (docs/performance.md).
 
 The counters and results are the run's scratch, reused from node to node (fresh arrays per node
