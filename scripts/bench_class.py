@@ -40,8 +40,11 @@ def main() -> None:
     parser.add_argument("--first", action="append", default=[],
                         help="a class's first guess (repeat; default: every class)")
     parser.add_argument("--list", type=int, metavar="K",
-                        help="the K classes of lowest bound (the checkpoint's, else counting)")
-    parser.add_argument("--checkpoint", help="a checkpoint whose class bounds order --list")
+                        help="the K classes of lowest bound (the checkpoint's or the facts', "
+                             "else counting)")
+    parser.add_argument("--checkpoint",
+                        help="a checkpoint whose class bounds order --list (default: the --facts "
+                             "file)")
     parser.add_argument("--limit", type=float, help="seconds per class, at most")
     parser.add_argument("--workers", type=int, help="as moo's --workers (default: as moo chooses)")
     parser.add_argument("--facts", metavar="FILE",
@@ -63,8 +66,9 @@ def main() -> None:
     chosen = [game.parse_code(text) for text in args.first]
     if args.list:
         bounds = {g: b for b, g, _ in search.first_classes(depth)}
-        if args.checkpoint:
-            log = Checkpoint(args.checkpoint, game, "any")
+        if args.checkpoint or args.facts:
+            log = (Checkpoint(args.checkpoint, game, "any") if args.checkpoint else
+                   Checkpoint(None, game, "any", data=read_json(Path(args.facts))))
             bounds = {g: max(b, log.total_lower_bound("total", g, depth))
                       for g, b in bounds.items()}
         chosen += sorted((g for g in bounds if bounds[g] < best and g not in chosen),
