@@ -104,7 +104,7 @@ def _plain_scores(solver, pool, cands, dc):
 @pytest.mark.parametrize("spec", ["battleship", "battleship:3x4x3", "battleship:2x4x2",
                                   "bulls-cows:4x6", "mastermind:3x4"])
 @pytest.mark.parametrize("squares_from", [None, 1])
-def test_scoring_gives_the_plain_count_of_every_guesss_parts(spec, squares_from):
+def test_score_pool_figures_equal_a_plain_count(spec, squares_from):
     """score_pool's largest part, parts, summed bounds and answers, for sets of candidates of
     every size (the counters in bytes and in words; by squares or by the matrix, and by
     squares from a single candidate on)."""
@@ -151,6 +151,7 @@ def test_search_scored_by_squares_equals_plain_search(spec, plain):
 def test_search_scored_by_squares_equals_search_by_the_matrix(spec):
     """Boards too large for the plain search: every node by squares, and none."""
     assert _values_by_squares(spec, 1) == _values_by_squares(spec, 1 << 30)
+
 
 # Games on which each rule should do some work (it is checked that it does).
 FIRES_ON = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
