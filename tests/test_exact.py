@@ -153,6 +153,54 @@ def test_search_scored_by_squares_equals_search_by_the_matrix(spec):
     assert _values_by_squares(spec, 1) == _values_by_squares(spec, 1 << 30)
 
 
+@pytest.mark.parametrize("spec", ["battleship:2x4x3", "battleship:3x3x3"])
+def test_squares_saying_alike_keep_the_optima(spec):
+    """Other guesses kept one per pattern of square classes (OPT_DEAD on a game scored by
+    squares): the values without the rule (against the plain search: the tests above, where
+    the rule is on)."""
+    with_rule, without = (solve(spec, "any", opts)[1] for opts in (B.OPT_ALL,
+                                                                    B.OPT_ALL & ~B.OPT_DEAD))
+    assert with_rule == without
+
+
+def _blocks(answers):
+    """The blocks a row of feedback splits the candidates into, labels in order of first use."""
+    _, first, inverse = np.unique(answers, return_index=True, return_inverse=True)
+    return np.argsort(np.argsort(first))[inverse].tobytes()
+
+
+def test_square_patterns_keep_a_guess_for_every_partition():
+    """Nodes of 8 to 63 candidates of the default board, after one to four guesses: every other
+    guess the rule drops splits the candidates as a kept one does, and it drops a third or more
+    of them in all."""
+    from optimizer.kernels.guesses import other_guesses
+
+    game = parse_game("battleship")
+    F = game.feedback_matrix()
+    with_rule, without = (NodeSolver(game, opts=opts, table_bits=10)
+                          for opts in (B.OPT_ALL, B.OPT_ALL & ~B.OPT_DEAD))
+    rng = np.random.default_rng(5)
+    sizes = []
+    while len(sizes) < 12:
+        cands = np.arange(game.n_secrets, dtype=np.int32)
+        path = np.zeros(game.n_codes + 2, dtype=np.int32)
+        for plen in range(1, 5):
+            path[plen - 1] = guess = rng.integers(game.n_codes)
+            cands = cands[F[guess, cands] == F[guess, rng.choice(cands)]]
+            if len(cands) < 64:
+                break
+        if not 8 <= len(cands) < 64:
+            continue
+        kept, every = (other_guesses(s.problem, s.orbits, s.run, cands, path, plen)
+                       for s in (with_rule, without))
+        assert set(kept.tolist()) <= set(every.tolist())
+        blocks = {_blocks(F[g, cands]) for g in kept}
+        assert all(_blocks(F[g, cands]) in blocks for g in every)
+        sizes.append((len(kept), len(every)))
+    kept, every = np.sum(sizes, axis=0)
+    assert 3 * kept <= 2 * every, sizes
+
+
 # Games on which each rule should do some work (it is checked that it does).
 FIRES_ON = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
             ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent")]

@@ -8,6 +8,11 @@
   no candidate holds scores nothing against any candidate, so two non-candidate guesses with the
   same live symbols in the same positions get the same feedback from every candidate; one of
   them is kept.
+- Squares saying the same (OPT_DEAD, games scored by squares: Battleship): a guess's feedback
+  adds up what its squares say of the secret, so two squares that say the same of every
+  candidate are interchangeable in a guess, and a square that says one thing of every candidate
+  only shifts every feedback by the same amount. Two non-candidate guesses whose squares fall
+  into the same classes, counted with repeats, split the candidates alike; one of them is kept.
 - Candidates first: pools list the candidates before the other codes, since only a candidate can
   win at once (the total search scores the others only when their bound can still win).
 
@@ -112,7 +117,7 @@ def candidate_guesses(problem, orbits, run, cands, path, plen):
 @njit(cache=True, nogil=True)
 def other_guesses(problem, orbits, run, cands, path, plen):
     """(k,) int32: the codes outside the candidates ((n,) int32), one per symmetry orbit after the
-    guesses path[:plen] (and per live-symbol pattern),
+    guesses path[:plen] (and per pattern of live symbols or of square classes),
     read from the remembered list of orbit representatives (after two guesses of Bulls and Cows,
     about a seventh of the codes)."""
     all_codes = problem.all_codes
@@ -121,6 +126,9 @@ def other_guesses(problem, orbits, run, cands, path, plen):
     outside = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
         outside[c] = False
+    if problem.guess_squares.shape[0] > 0 and (opts & OPT_DEAD):  # squares games only
+        out = np.empty(reps.shape[0], dtype=all_codes.dtype)
+        return out[:_square_patterns(problem, cands, reps, outside, out)]
     if orbits.dead_ok and (opts & OPT_DEAD):  # digit games only: codes hold symbols
         live = _live_symbols(orbits, cands)
         if not live.all():
@@ -263,3 +271,66 @@ def _live_patterns(orbits, live, reps, outside, out):
             out[k] = g
             k += 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def _square_classes(values, cands):
+    """((Q,) int64 class of each square, number of classes): squares that say the same of every
+    candidate ((n,) int32; values: Problem.square_values) share a class; class 0 holds those that
+    say one thing of all of them."""
+    n_squares = values.shape[1]
+    of = np.zeros(n_squares, dtype=np.int64)
+    first = np.empty(n_squares + 1, dtype=np.int64)  # a square of each class
+    k = 1
+    for q in range(n_squares):
+        said = values[cands[0], q]
+        dead = True
+        for c in cands:
+            if values[c, q] != said:
+                dead = False
+                break
+        if dead:
+            continue
+        of[q] = k
+        for j in range(1, k):
+            r = first[j]
+            same = True
+            for c in cands:
+                if values[c, q] != values[c, r]:
+                    same = False
+                    break
+            if same:
+                of[q] = j
+                break
+        if of[q] == k:
+            first[k] = q
+            k += 1
+    return of, k
+
+
+@njit(cache=True, nogil=True)
+def _square_patterns(problem, cands, reps, outside, out):
+    """Write to out ((>= k,) int32) the codes of reps ((k,) int32) outside the candidates
+    (outside: (N,) bool), one per pattern of square classes (``_square_classes``; the first of
+    each); returns how many."""
+    of, k = _square_classes(problem.square_values, cands)
+    seen = np.zeros(k * k * k, dtype=np.bool_)
+    kept = 0
+    for g in reps:
+        if not outside[g]:
+            continue
+        a = of[problem.guess_squares[g, 0]]
+        b = of[problem.guess_squares[g, 1]]
+        c = of[problem.guess_squares[g, 2]]
+        if a > b:
+            a, b = b, a
+        if b > c:
+            b, c = c, b
+        if a > b:
+            a, b = b, a
+        key = (a * k + b) * k + c
+        if not seen[key]:
+            seen[key] = True
+            out[kept] = g
+            kept += 1
+    return kept
