@@ -171,14 +171,13 @@ def _blocks(answers):
 
 def test_square_patterns_keep_a_guess_for_every_partition():
     """Nodes of 8 to 63 candidates of the default board, after one to four guesses: every other
-    guess the rule drops splits the candidates as a kept one does, and it drops a third or more
-    of them in all."""
-    from optimizer.kernels.guesses import other_guesses
+    guess that square_patterns drops splits the candidates as a kept one does, and it drops a
+    third or more of them in all."""
+    from optimizer.kernels.guesses import other_guesses, square_patterns
 
     game = parse_game("battleship")
     F = game.feedback_matrix()
-    with_rule, without = (NodeSolver(game, opts=opts, table_bits=10)
-                          for opts in (B.OPT_ALL, B.OPT_ALL & ~B.OPT_DEAD))
+    solver = NodeSolver(game, table_bits=10)
     rng = np.random.default_rng(5)
     sizes = []
     while len(sizes) < 12:
@@ -191,8 +190,8 @@ def test_square_patterns_keep_a_guess_for_every_partition():
                 break
         if not 8 <= len(cands) < 64:
             continue
-        kept, every = (other_guesses(s.problem, s.orbits, s.run, cands, path, plen)
-                       for s in (with_rule, without))
+        every = other_guesses(solver.problem, solver.orbits, solver.run, cands, path, plen)
+        kept = square_patterns(solver.problem, cands, every)
         assert set(kept.tolist()) <= set(every.tolist())
         blocks = {_blocks(F[g, cands]) for g in kept}
         assert all(_blocks(F[g, cands]) in blocks for g in every)

@@ -8,11 +8,15 @@
   no candidate holds scores nothing against any candidate, so two non-candidate guesses with the
   same live symbols in the same positions get the same feedback from every candidate; one of
   them is kept.
-- Squares saying the same (OPT_DEAD, games scored by squares: Battleship): a guess's feedback
-  adds up what its squares say of the secret, so two squares that say the same of every
-  candidate are interchangeable in a guess, and a square that says one thing of every candidate
-  only shifts every feedback by the same amount. Two non-candidate guesses whose squares fall
-  into the same classes, counted with repeats, split the candidates alike; one of them is kept.
+- Squares saying the same (OPT_DEAD, games scored by squares: Battleship; the least-cost
+  searches, ``square_patterns``): a guess's feedback adds up what its squares say of the
+  secret, so two squares that say the same of every candidate are interchangeable in a guess,
+  and a square that says one thing of every candidate only shifts every feedback by the same
+  amount. Two non-candidate guesses whose squares fall into the same classes, counted with
+  repeats, split the candidates alike; one of them is kept. The height search keeps every code:
+  with three guesses left it reads the separators off a pool of every code, and with two it
+  stops at the first separating guess, where sorting the pool would cost more than it saves
+  (docs/performance.md).
 - Candidates first: pools list the candidates before the other codes, since only a candidate can
   win at once (the total search scores the others only when their bound can still win).
 
@@ -117,7 +121,7 @@ def candidate_guesses(problem, orbits, run, cands, path, plen):
 @njit(cache=True, nogil=True)
 def other_guesses(problem, orbits, run, cands, path, plen):
     """(k,) int32: the codes outside the candidates ((n,) int32), one per symmetry orbit after the
-    guesses path[:plen] (and per pattern of live symbols or of square classes),
+    guesses path[:plen] (and per live-symbol pattern),
     read from the remembered list of orbit representatives (after two guesses of Bulls and Cows,
     about a seventh of the codes)."""
     all_codes = problem.all_codes
@@ -126,9 +130,6 @@ def other_guesses(problem, orbits, run, cands, path, plen):
     outside = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
         outside[c] = False
-    if problem.guess_squares.shape[0] > 0 and (opts & OPT_DEAD):  # squares games only
-        out = np.empty(reps.shape[0], dtype=all_codes.dtype)
-        return out[:_square_patterns(problem, cands, reps, outside, out)]
     if orbits.dead_ok and (opts & OPT_DEAD):  # digit games only: codes hold symbols
         live = _live_symbols(orbits, cands)
         if not live.all():
@@ -309,16 +310,14 @@ def _square_classes(values, cands):
 
 
 @njit(cache=True, nogil=True)
-def _square_patterns(problem, cands, reps, outside, out):
-    """Write to out ((>= k,) int32) the codes of reps ((k,) int32) outside the candidates
-    (outside: (N,) bool), one per pattern of square classes (``_square_classes``; the first of
-    each); returns how many."""
+def square_patterns(problem, cands, pool):
+    """(k,) int32: the guesses of pool ((G,) int32, none a candidate of cands, (n,) int32) one
+    per pattern of square classes (``_square_classes``; the first of each), in order."""
     of, k = _square_classes(problem.square_values, cands)
     seen = np.zeros(k * k * k, dtype=np.bool_)
+    out = np.empty_like(pool)
     kept = 0
-    for g in reps:
-        if not outside[g]:
-            continue
+    for g in pool:
         a = of[problem.guess_squares[g, 0]]
         b = of[problem.guess_squares[g, 1]]
         c = of[problem.guess_squares[g, 2]]
@@ -333,4 +332,4 @@ def _square_patterns(problem, cands, reps, outside, out):
             seen[key] = True
             out[kept] = g
             kept += 1
-    return kept
+    return out[:kept]

@@ -43,6 +43,7 @@ from .bundles import (
     INF,
     OPT_BRANCHING,
     OPT_CANDIDATES_FIRST,
+    OPT_DEAD,
     OPT_DEDUPE,
     OPT_PROBE,
     OPT_SHARES,
@@ -52,7 +53,7 @@ from .bundles import (
     ST_SCORED,
     ST_TT_HITS,
 )
-from .guesses import candidate_guesses, node_hash, other_guesses
+from .guesses import candidate_guesses, node_hash, other_guesses, square_patterns
 from .partition import (
     bucket,
     is_duplicate,
@@ -181,6 +182,8 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             break
         offset = n_cand
         pool = other_guesses(problem, orbits, run, cands, path, plen)
+        if opts & OPT_DEAD and problem.guess_squares.shape[0] > 0:
+            pool = square_patterns(problem, cands, pool)
         if pool.shape[0] == 0:
             break
     if not complete or not opts & OPT_BRANCHING:
