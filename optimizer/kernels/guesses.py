@@ -14,8 +14,9 @@
   and a square that says one thing of every candidate only shifts every feedback by the same
   amount. Two non-candidate guesses whose squares fall into the same classes, counted with
   repeats, split the candidates alike; one of them is kept. The height search keeps every code:
-  with three guesses left it reads the separators off a pool of every code, and with two it
-  stops at the first separating guess; the extra pass over the pool made it 1.48 times slower
+  with three guesses left it reads the separators off a pool of every code (a smaller pool has
+  them found by a second pass), and with two it stops at the first separating guess. With the
+  rule, its benchmark (3 Battleship classes refuted at height 5) ran 1.48 times slower
   (docs/performance.md).
 - Candidates first: pools list the candidates before the other codes, since only a candidate can
   win at once (the total search scores the others only when their bound can still win).
@@ -277,8 +278,8 @@ def _live_patterns(orbits, live, reps, outside, out):
 @njit(cache=True, nogil=True)
 def _square_classes(values, cands):
     """((Q,) int64 class of each square, number of classes): squares that say the same of every
-    candidate ((n,) int32; values: Problem.square_values) share a class; class 0 holds those that
-    say one thing of all of them."""
+    candidate ((n,) int32, n >= 1; values: Problem.square_values) share a class; class 0 holds
+    those that say one thing of all of them."""
     n_squares = values.shape[1]
     of = np.zeros(n_squares, dtype=np.int64)
     first = np.empty(n_squares + 1, dtype=np.int64)  # a square of each class
