@@ -30,6 +30,7 @@ SWITCHES = {
     "symmetry": B.OPT_SYMMETRY, "dedupe": B.OPT_DEDUPE, "table": B.OPT_TT, "dead": B.OPT_DEAD,
     "probe": B.OPT_PROBE, "separate": B.OPT_SEPARATE, "branching": B.OPT_BRANCHING,
     "candidates-first": B.OPT_CANDIDATES_FIRST, "small": B.OPT_SMALL, "shares": B.OPT_SHARES,
+    "few-answers": B.OPT_FEW_ANSWERS,
 }
 RULES = {"all": (B.OPT_ALL, True), "no-counting": (B.OPT_ALL, False),
          **{f"no-{name}": (B.OPT_ALL & ~bit, True) for name, bit in SWITCHES.items()},
@@ -170,30 +171,37 @@ def _blocks(answers):
     return np.argsort(np.argsort(first))[inverse].tobytes()
 
 
-def test_square_patterns_keep_a_guess_for_every_partition():
-    """Nodes of 8 to 63 candidates of the default board, after one to four guesses: every other
-    guess that square_patterns drops splits the candidates as a kept one does, and it drops a
-    third or more of them in all."""
-    from optimizer.kernels.guesses import other_guesses, square_patterns
-
-    game = parse_game("battleship")
+def _random_nodes(game, rng, low, high, count):
+    """(candidates, path, path length) of ``count`` nodes of low to high - 1 candidates, each
+    after one to four random guesses and answers."""
     F = game.feedback_matrix()
-    solver = NodeSolver(game, table_bits=10)
-    rng = np.random.default_rng(5)
-    sizes = []
-    while len(sizes) < 12:
+    while count:
         cands = np.arange(game.n_secrets, dtype=np.int32)
         path = np.zeros(game.n_codes + 2, dtype=np.int32)
         for plen in range(1, 5):
             path[plen - 1] = guess = rng.integers(game.n_codes)
             cands = cands[F[guess, cands] == F[guess, rng.choice(cands)]]
-            if len(cands) < 64:
+            if len(cands) < high:
                 break
-        if not 8 <= len(cands) < 64:
-            continue
+        if low <= len(cands) < high:
+            count -= 1
+            yield cands, path, plen
+
+
+def test_square_patterns_keep_a_guess_for_every_partition():
+    """Nodes of 8 to 63 candidates of the default board, after one to four guesses: every other
+    guess that square_patterns drops splits the candidates as a kept one does, the kept ones
+    stay in order, and it drops a third or more of them in all."""
+    from optimizer.kernels.guesses import other_guesses, square_patterns
+
+    game = parse_game("battleship")
+    F = game.feedback_matrix()
+    solver = NodeSolver(game, table_bits=10)
+    sizes = []
+    for cands, path, plen in _random_nodes(game, np.random.default_rng(5), 8, 64, 12):
         every = other_guesses(solver.problem, solver.orbits, solver.run, cands, path, plen)
         kept = square_patterns(solver.problem, cands, every)
-        assert set(kept.tolist()) <= set(every.tolist())
+        assert (every[np.isin(every, kept)] == kept).all()
         blocks = {_blocks(F[g, cands]) for g in kept}
         assert all(_blocks(F[g, cands]) in blocks for g in every)
         sizes.append((len(kept), len(every)))
@@ -201,9 +209,66 @@ def test_square_patterns_keep_a_guess_for_every_partition():
     assert 3 * kept <= 2 * every, sizes
 
 
+def test_few_answers_leave_out_only_guesses_bounded_above_the_cut_off():
+    """Nodes of 8 to 299 candidates of the default board, cut-offs at quartiles of the other
+    guesses' summed bounds: each guess few_answers leaves out has a summed bound (score_pool's)
+    at or above the cut-off and its floor, and no more answers than the most it is given; the
+    kept ones are the others, in order; and it leaves out some in all."""
+    from optimizer.kernels.guesses import other_guesses, square_patterns
+    from optimizer.kernels.scoring import few_answers, score_pool
+
+    game = parse_game("battleship")
+    solver = NodeSolver(game, table_bits=10)
+    problem, LB = solver.problem, solver.bounds.LB[solver.branches]
+    left_out = 0
+    for cands, path, plen in _random_nodes(game, np.random.default_rng(11), 8, 300, 12):
+        every = other_guesses(problem, solver.orbits, solver.run, cands, path, plen)
+        pool = square_patterns(problem, cands, every)
+        dc = B.DCAP
+        _, parts, lb1, _ = (x.copy() for x in score_pool(problem, solver.run, pool, cands, LB,
+                                                         dc))
+        most = int(score_pool(problem, solver.run, cands, cands, LB, dc)[1].max())
+        for need in np.percentile(lb1, [25, 50, 75]).astype(np.int64):
+            kept, least = few_answers(problem, cands, pool, LB, dc, need, most)
+            out = ~np.isin(pool, kept)
+            assert (pool[~out] == kept).all()
+            assert (lb1[out] >= need).all() and (parts[out] <= most).all()
+            assert least >= need and (lb1[out] >= least).all()
+            assert (least == B.INF) == (not out.any())
+            left_out += int(out.sum())
+    assert left_out > 0
+
+
+@pytest.mark.parametrize("cost", ["total", "deepest", "deep"])
+@pytest.mark.parametrize("branches", [1, 3, 19])
+def test_bound_tables_are_convex_in_the_size(cost, branches):
+    """split_floor takes the most even split for the cheapest: each secret added to a part costs
+    at least as much as the one before, at every depth (finite entries first, then INF)."""
+    from optimizer.kernels.bounds import bound_tables
+
+    LB = bound_tables(300, branches, True, cost).LB
+    for b in range(branches + 1):
+        for dc in range(B.DCAP + 1):
+            column = LB[b, :, dc]
+            k = int(np.argmax(column >= B.INF)) if (column >= B.INF).any() else len(column)
+            assert (column[k:] >= B.INF).all()
+            assert (np.diff(column[:k], 2) >= 0).all(), (b, dc)
+
+
+@pytest.mark.parametrize("spec", ["battleship:2x4x3", "battleship:3x3x3"])
+def test_few_answers_keep_the_optima(spec):
+    """Other guesses bounded by their answers before scoring (OPT_FEW_ANSWERS): the values
+    without the rule, with fewer guesses scored."""
+    with_rule, without = (solve(spec, "any", opts) for opts in (B.OPT_ALL,
+                                                                 B.OPT_ALL & ~B.OPT_FEW_ANSWERS))
+    assert with_rule[1] == without[1]
+    assert with_rule[0].stats[B.ST_SCORED] < without[0].stats[B.ST_SCORED]
+
+
 # Games on which each rule should do some work (it is checked that it does).
 FIRES_ON = [("mastermind:3x3", "any"), ("mastermind:3x4", "any"), ("bulls-cows:3x5", "any"),
-            ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent")]
+            ("moo:3,4,5", "any"), ("battleship:2x4x2", "any"), ("mastermind:3x4", "consistent"),
+            ("battleship:1x7x3", "any")]
 
 
 @pytest.fixture(scope="module")

@@ -92,3 +92,13 @@ def _fill(size, b, first, levels, out):
             break
         level += 1
     return placed
+
+
+@njit(cache=True, nogil=True)
+def split_floor(LB, dc, n, parts):
+    """The least sum of LB[size, dc] ((N + 1, DCAP + 1) int64) over n secrets split into at most
+    ``parts`` parts: the most even split, since each secret added to a part costs at least as
+    much as the one before (the tables are convex in the size; tests check it)."""
+    q, r = n // parts, n % parts
+    low = (parts - r) * LB[q, dc]
+    return low + r * LB[q + 1, dc] if r > 0 else low

@@ -29,7 +29,8 @@ OPT_BRANCHING = 64  # bounds from the node's own most answers, handed down (heig
 OPT_CANDIDATES_FIRST = 128  # other guesses scored only when their bound can win (total)
 OPT_SMALL = 256  # parts of one or two candidates are exact: 1 and 3 (height, total)
 OPT_SHARES = 512  # a refuted guess's parts raise their bounds by shares of the cut-off (total)
-OPT_ALL = 1023
+OPT_FEW_ANSWERS = 1024  # other guesses whose squares say few values: bounded unscored (total)
+OPT_ALL = 2047
 # The counting bounds themselves (bounds.py) are switched off by building trivial tables.
 
 # What each least-cost search minimises (see Bounds): defined where the commands that only read
@@ -56,6 +57,8 @@ Problem = namedtuple("Problem", [
     "guess_squares",  # (N, 3) int16: the squares of each guess
     "square_answer",  # (64,) int64: the feedback id of each way three squares can speak
     "squares_from",  # int: nodes of this many candidates or more are scored by squares
+    "square_reach",  # (4096,) int64: the most answers of a guess outside the candidates whose
+    # squares say values within masks m1, m2, m3 (bit v: says v), at (m1 * 16 + m2) * 16 + m3
 ])
 
 Orbits = namedtuple("Orbits", [

@@ -26,10 +26,18 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .bounds import split_floor
+from .bundles import INF
 from .partition import count_parts
 
 VALUES = 4  # what a square can say of a secret: 0 on a ship, 1 one away, 2 two away, 3 farther
 SQUARES_FROM = 64  # nodes of fewer candidates are scored by the matrix (Problem.squares_from)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def by_squares(problem):
+    """Whether the game's feedback adds up what three squares say (Problem's square fields)."""
+    return problem.square_answer.shape[0] > 0
 
 
 @njit(cache=True, nogil=True)
@@ -39,7 +47,7 @@ def score_pool(problem, run, pool, cands, LB, dc):
     answers), each a (G,) int64 view of ``run.scores``, valid until the next call (copy what must
     outlive it). LB ((N + 1, DCAP + 1) int64) is the bound table of one branching factor, dc the
     depth column."""
-    if problem.square_answer.shape[0] > 0 and cands.shape[0] >= problem.squares_from:
+    if by_squares(problem) and cands.shape[0] >= problem.squares_from:
         score_by_squares(problem, run.square_sets, pool, cands, LB, dc, run.scores)
     elif cands.shape[0] < 256:
         score_by_matrix(problem, run.small_counts, pool, cands, LB, dc, run.scores)
@@ -55,9 +63,9 @@ def part_figures(counts, i, win, nf, LB, dc):
     """(largest non-winning part, non-winning parts, LB summed over them at column dc, answers)
     of the guess whose counts are counts[i] ((>= i + 1, nf): candidates per feedback id; the row
     is read in place, and the function inlined: a view and a call per guess cost 5% of Bulls
-    and Cows' scoring). Empty parts are skipped with a
-    branch: most guesses of a node leave the same ids empty, which the processor foresees (the
-    same sums without branches took a quarter longer on Battleship's nodes)."""
+    and Cows' scoring). Empty parts are skipped with a branch: most guesses of a node leave the
+    same ids empty, which the processor foresees (the same sums without branches took a quarter
+    longer on Battleship's nodes)."""
     largest = np.int64(0)
     parts = np.int64(0)
     answers = np.int64(0)
@@ -151,3 +159,36 @@ def score_by_squares(problem, sets, pool, cands, LB, dc, out):
                     count += popcount(pairs[a, w] & sets[s3, v3, w])
                 counts[0, answer[way + v3]] += np.int64(count)
         out[0, i], out[1, i], out[2, i], out[3, i] = part_figures(counts, 0, win, nf, LB, dc)
+
+
+@njit(cache=True, nogil=True)
+def few_answers(problem, cands, pool, LB, dc, need, most):
+    """(the guesses of pool ((G,) int32, none a candidate of cands) that may leave non-winning
+    parts whose bounds LB (as score_pool's) sum below ``need``; the least such sum of those
+    left out, INF when none), before any is scored. A guess gets at most as many answers as the
+    ways its squares can speak, counting only values they say of some candidate
+    (Problem.square_reach), and its parts then cost at least the most even split of the
+    candidates into that many (bounds.split_floor). Only guesses of at most ``most`` answers
+    are left out, so that a node's branching holds without them."""
+    n = cands.shape[0]
+    values = problem.square_values
+    said = np.zeros(values.shape[1], dtype=np.int64)  # bit v of square q: q says v of some one
+    for c in cands:
+        for q in range(values.shape[1]):
+            said[q] |= np.int64(1) << np.int64(values[c, q])
+    floor = np.full(problem.nf + 1, -1, dtype=np.int64)  # per number of answers
+    squares, reach = problem.guess_squares, problem.square_reach
+    out = np.empty_like(pool)
+    k = 0
+    least = INF
+    for g in pool:
+        a = reach[(said[squares[g, 0]] * 16 + said[squares[g, 1]]) * 16 + said[squares[g, 2]]]
+        if 0 < a <= most:
+            if floor[a] < 0:
+                floor[a] = split_floor(LB, dc, n, a)
+            if floor[a] >= need:
+                least = min(least, floor[a])
+                continue
+        out[k] = g
+        k += 1
+    return out[:k], least

@@ -13,6 +13,11 @@ equality (partition.py):
   a tighter counting bound for the node and for everything below it.
 - Candidates first (OPT_CANDIDATES_FIRST): a guess outside the candidates solves nobody at depth
   1, so no such guess beats LBN; when that bound already reaches beta they are not scored.
+- Few answers (OPT_FEW_ANSWERS, games scored by squares: Battleship): a guess outside the
+  candidates whose squares say few values of them has few answers, so its parts cost at least an
+  even split of the candidates into that many (scoring.few_answers); it is left out unscored
+  when that reaches beta and it has no more answers than a guess scored before it (so the
+  node's branching holds). Most of a search's time is the scoring of such guesses.
 - Small parts (OPT_SMALL): a part of one candidate costs 1, of two 3, and nothing does better; a
   guess leaving only such parts is exact at once.
 - Null-window probes (OPT_PROBE): before a guess's parts are solved exactly, each is asked "is
@@ -45,6 +50,7 @@ from .bundles import (
     OPT_CANDIDATES_FIRST,
     OPT_DEAD,
     OPT_DEDUPE,
+    OPT_FEW_ANSWERS,
     OPT_PROBE,
     OPT_SHARES,
     OPT_SMALL,
@@ -61,7 +67,7 @@ from .partition import (
     stable_order,
     tells_nothing,
 )
-from .scoring import score_pool
+from .scoring import by_squares, few_answers, score_pool
 from .table import probe, store
 
 
@@ -182,8 +188,13 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             break
         offset = n_cand
         pool = other_guesses(problem, orbits, run, cands, path, plen)
-        if opts & OPT_DEAD and problem.guess_squares.shape[0] > 0:
-            pool = square_patterns(problem, cands, pool)
+        if by_squares(problem):
+            if opts & OPT_DEAD:
+                pool = square_patterns(problem, cands, pool)
+            if opts & OPT_FEW_ANSWERS:
+                pool, least = few_answers(problem, cands, pool, LB[bmax], dc, beta - own,
+                                          branching)
+                lb_min = min(lb_min, own + least)
         if pool.shape[0] == 0:
             break
     if not complete or not opts & OPT_BRANCHING:

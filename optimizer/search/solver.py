@@ -82,13 +82,28 @@ def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
     return np.array([game.feedback_counts(int(f)) for f in ids], dtype=np.int8)
 
 
+def _reach(answer: np.ndarray, n_answers: int) -> np.ndarray:
+    """Problem.square_reach: for three masks of values, the answers other than the win that the
+    ways they allow map to (answer: the dense id of each of the 64 ways; way 0, three squares on
+    ships, is the win, which no guess outside the candidates gets)."""
+    masks = np.arange(1 << VALUES)
+    allows = (masks[:, None] >> np.arange(VALUES)[None, :]) & 1  # (16, VALUES)
+    ways = (allows[:, None, None, :, None, None] & allows[None, :, None, None, :, None]
+            & allows[None, None, :, None, None, :]).reshape(1 << 3 * VALUES, VALUES ** 3)
+    onehot = np.zeros((VALUES ** 3, n_answers), dtype=np.int64)
+    onehot[np.arange(VALUES ** 3), answer] = 1
+    reached = (ways @ onehot) > 0
+    reached[:, answer[0]] = False
+    return reached.sum(axis=1).astype(np.int64)
+
+
 def _squares(game: Game) -> tuple[tuple, np.ndarray]:
     """(Problem's scoring-by-squares fields, Run's scratch for it): empty arrays for a game
     without it (Game.square_answers)."""
     said = game.square_answers()
     if said is None:
         return ((np.zeros((0, 0), dtype=np.uint8), np.zeros((0, 3), dtype=np.int16),
-                 np.zeros(0, dtype=np.int64), SQUARES_FROM),
+                 np.zeros(0, dtype=np.int64), SQUARES_FROM, np.zeros(0, dtype=np.int64)),
                 np.zeros((0, VALUES, 0), dtype=np.uint64))
     values, weights = said
     ways = (weights[:, None, None] + weights[None, :, None] + weights[None, None, :]).ravel()
@@ -96,7 +111,8 @@ def _squares(game: Game) -> tuple[tuple, np.ndarray]:
     answer = np.minimum(np.searchsorted(ids, ways), ids.shape[0] - 1)
     answer[ids[answer] != ways] = 0  # a way no secret has: its count is always 0
     words = (game.n_secrets + 63) // 64
-    return ((values, game.codes.astype(np.int16), answer.astype(np.int64), SQUARES_FROM),
+    return ((values, game.codes.astype(np.int16), answer.astype(np.int64), SQUARES_FROM,
+             _reach(answer, len(ids))),
             np.zeros((values.shape[1], VALUES, words), dtype=np.uint64))
 
 
