@@ -21,11 +21,9 @@ from ..kernels.bounds import bound_tables
 from ..kernels.bundles import (
     DCAP,
     INF,
-    MASK_DEPTH,
     OPT_ALL,
     OPT_SYMMETRY,
     ST_NODES,
-    Orbits,
     Problem,
     Run,
     Table,
@@ -33,12 +31,12 @@ from ..kernels.bundles import (
 from ..kernels.height import feasible, rank_height
 from ..kernels.heuristics import ENTROPY, greedy_total
 from ..kernels.lookahead import lookahead
-from ..kernels.scoring import SQUARES_FROM, VALUES
-from ..kernels.symmetry import KIND_DIGITS, KIND_PERMS, representative_mask
+from ..kernels.symmetry import representative_mask
 from ..kernels.table import clear, new_table, shared_table
 from ..kernels.table import table_bits as default_table_bits
 from ..kernels.total import min_total, rank_total
 from ..tree import Node
+from .game_arrays import guess_marks, memo_arrays, orbits_of, square_fields
 from .observer import compiling
 
 HASH_SEED = 20261122
@@ -72,50 +70,6 @@ class SolverKey:
         return NodeSolver(game, self.guesses, self.opts, self.table_bits, self.counting)
 
 
-def _marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
-    """(nf, L) int8: the marks of each of the kernels' feedback ids (answer_matrices renumbers
-    the game's ids densely, in order), for hard mode; empty otherwise."""
-    if guesses != "hard":
-        return np.zeros((0, 0), dtype=np.int8)
-    ids = game.answer_ids()
-    assert len(ids) == n_answers, "the kernels' feedback ids are the ids that occur"
-    return np.array([game.feedback_counts(int(f)) for f in ids], dtype=np.int8)
-
-
-def _reach(answer: np.ndarray, n_answers: int) -> np.ndarray:
-    """Problem.square_reach: for three masks of values, the answers other than the win that the
-    ways they allow map to (answer: the dense id of each of the 64 ways; way 0, three squares on
-    ships, is the win, which no guess outside the candidates gets)."""
-    masks = np.arange(1 << VALUES)
-    allows = (masks[:, None] >> np.arange(VALUES)[None, :]) & 1  # (16, VALUES)
-    ways = (allows[:, None, None, :, None, None] & allows[None, :, None, None, :, None]
-            & allows[None, None, :, None, None, :]).reshape(1 << 3 * VALUES, VALUES ** 3)
-    onehot = np.zeros((VALUES ** 3, n_answers), dtype=np.int64)
-    onehot[np.arange(VALUES ** 3), answer] = 1
-    reached = (ways @ onehot) > 0
-    reached[:, answer[0]] = False
-    return reached.sum(axis=1).astype(np.int64)
-
-
-def _squares(game: Game) -> tuple[tuple, np.ndarray]:
-    """(Problem's scoring-by-squares fields, Run's scratch for it): empty arrays for a game
-    without it (Game.square_answers)."""
-    said = game.square_answers()
-    if said is None:
-        return ((np.zeros((0, 0), dtype=np.uint8), np.zeros((0, 3), dtype=np.int16),
-                 np.zeros(0, dtype=np.int64), SQUARES_FROM, np.zeros(0, dtype=np.int64)),
-                np.zeros((0, VALUES, 0), dtype=np.uint64))
-    values, weights = said
-    ways = (weights[:, None, None] + weights[None, :, None] + weights[None, None, :]).ravel()
-    ids = game.answer_ids()  # the game's id of each dense id, in order
-    answer = np.minimum(np.searchsorted(ids, ways), ids.shape[0] - 1)
-    answer[ids[answer] != ways] = 0  # a way no secret has: its count is always 0
-    words = (game.n_secrets + 63) // 64
-    return ((values, game.codes.astype(np.int16), answer.astype(np.int64), SQUARES_FROM,
-             _reach(answer, len(ids))),
-            np.zeros((values.shape[1], VALUES, words), dtype=np.uint64))
-
-
 class NodeSolver:
     """``opts`` switches pruning rules and ``counting`` the counting bounds (tests compare each
     with the plain search). ``share``: a solver of the same key in this process whose tables
@@ -132,11 +86,11 @@ class NodeSolver:
         self.key = SolverKey(game.spec, guesses, opts, table_bits, counting, game.digest)
         matrix, transposed, win, n_answers = game.answer_matrices()
         self.all_codes = np.arange(n, dtype=np.int32)
-        squares, square_sets = _squares(game)
+        squares, square_sets = square_fields(game)
         self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
                                guesses == "consistent", guesses == "hard",
-                               _marks(game, n_answers, guesses), *squares)
-        self.orbits = _orbits(game)
+                               guess_marks(game, n_answers, guesses), *squares)
+        self.orbits = orbits_of(game)
         self.branches = n_answers - 1  # every answer but the win occurs
         self.stop = np.zeros(1, dtype=np.int8)
         self._share = share
@@ -157,7 +111,7 @@ class NodeSolver:
                        np.zeros((n, n_answers), dtype=np.uint16),
                        np.zeros((n, n_answers), dtype=np.uint8),
                        np.zeros((4, n), dtype=np.int64), square_sets,
-                       *_memo(self.orbits))
+                       *memo_arrays(self.orbits))
         self._lock = threading.Lock()
         self._job = None  # the id of the job running on this solver, for cancel()
 
@@ -392,31 +346,3 @@ class NodeSolver:
         for fid, part in self.game.parts(guess, cands).items():
             node.next[fid] = self._tree(depth - 1, part, path + [guess], choose)
         return node
-
-
-def _orbits(game: Game) -> Orbits:
-    sym = game.symmetry()
-    ranges = getattr(game, "ranges", None)
-    return Orbits(
-        codes=game.codes,
-        kind=KIND_DIGITS if sym.kind == "digits" else KIND_PERMS,
-        position_perms=sym.position_perms,
-        symbol_class=sym.symbol_class,
-        n_symbols=int(getattr(game, "n_symbols", 1)),
-        code_perms=sym.code_perms,
-        # dead symbols may stand in for each other only where every position allows every symbol
-        dead_ok=bool(sym.kind == "digits" and ranges and len(set(ranges)) == 1),
-    )
-
-
-def _memo(orbits: Orbits) -> tuple[np.ndarray, ...]:
-    """The Run's memo of what each path length's guesses allow (bundles.Run)."""
-    perms, symbols = max(1, orbits.position_perms.shape[0]), max(1, orbits.n_symbols)
-    width = orbits.position_perms.shape[1]
-    n = orbits.codes.shape[0]
-    return (np.zeros((MASK_DEPTH, MASK_DEPTH + 3), dtype=np.int32),
-            np.zeros((MASK_DEPTH, n), dtype=np.bool_),
-            np.zeros((MASK_DEPTH, n), dtype=np.int32),
-            np.zeros((MASK_DEPTH, perms, width), dtype=np.int8),
-            np.zeros((MASK_DEPTH, perms, symbols), dtype=np.int16),
-            np.zeros((MASK_DEPTH, symbols), dtype=np.bool_))
