@@ -1,5 +1,7 @@
 """The exact searches against the plain exhaustive search, rule by rule, and known optima."""
 
+import itertools
+
 import numpy as np
 import pytest
 from oracle import plain_optimum, plain_values
@@ -22,6 +24,7 @@ SMALL = [
     ("bulls-cows:3x5", "consistent"),
     ("moo:3,4,5", "any"), ("moo:3,4,5", "consistent"),
     ("battleship:2x4x2", "any"), ("battleship:2x4x2", "consistent"),
+    ("battleship:1x7x3", "any"),  # scored by squares (three ships)
     ("mastermind:3x4", "consistent"),
 ]
 
@@ -210,58 +213,73 @@ def test_square_patterns_keep_a_guess_for_every_partition():
 
 
 def test_few_answers_leave_out_only_guesses_bounded_above_the_cut_off():
-    """Nodes of 8 to 299 candidates of the default board, cut-offs at quartiles of the other
-    guesses' summed bounds: each guess few_answers leaves out has a summed bound (score_pool's)
-    at or above the cut-off and its floor, and no more answers than the most it is given; the
-    kept ones are the others, in order; and it leaves out some in all."""
+    """Nodes of 8 to 299 candidates of the default board, bound tables of three branchings and
+    depths, cut-offs at quartiles of the other guesses' summed bounds: no guess gets more
+    non-winning answers than Problem.square_reach allows it; each guess few_answers leaves out
+    has its floor and its summed bound (score_pool's) at or above the cut-off, the floor at most
+    the summed bound (both taken at INF at most), and no more answers than the most it is given;
+    the kept ones are the others, in order; and it leaves out some in all."""
+    from optimizer.kernels.bounds import split_floor
     from optimizer.kernels.guesses import other_guesses, square_patterns
-    from optimizer.kernels.scoring import few_answers, score_pool
+    from optimizer.kernels.scoring import few_answers, said_values, score_pool
 
     game = parse_game("battleship")
     solver = NodeSolver(game, table_bits=10)
-    problem, LB = solver.problem, solver.bounds.LB[solver.branches]
+    problem = solver.problem
     left_out = 0
     for cands, path, plen in _random_nodes(game, np.random.default_rng(11), 8, 300, 12):
         every = other_guesses(problem, solver.orbits, solver.run, cands, path, plen)
         pool = square_patterns(problem, cands, every)
-        dc = B.DCAP
-        _, parts, lb1, _ = (x.copy() for x in score_pool(problem, solver.run, pool, cands, LB,
-                                                         dc))
-        most = int(score_pool(problem, solver.run, cands, cands, LB, dc)[1].max())
-        for need in np.percentile(lb1, [25, 50, 75]).astype(np.int64):
-            kept, least = few_answers(problem, cands, pool, LB, dc, need, most)
-            out = ~np.isin(pool, kept)
-            assert (pool[~out] == kept).all()
-            assert (lb1[out] >= need).all() and (parts[out] <= most).all()
-            assert least >= need and (lb1[out] >= least).all()
-            assert (least == B.INF) == (not out.any())
-            left_out += int(out.sum())
+        said = said_values(problem.square_values, cands)
+        sq = problem.guess_squares[pool]
+        reach = problem.square_reach[(said[sq[:, 0]] * 16 + said[sq[:, 1]]) * 16 + said[sq[:, 2]]]
+        for bmax, dc in ((solver.branches, B.DCAP), (8, 4), (4, 3)):
+            LB = solver.bounds.LB[bmax]
+            _, parts, lb1, _ = (x.copy() for x in score_pool(problem, solver.run, pool, cands,
+                                                             LB, dc))
+            assert (parts <= reach).all()
+            lb1 = np.minimum(lb1, B.INF)
+            floor = np.array([min(split_floor(LB, dc, len(cands), a), B.INF) if a else 0
+                              for a in reach])
+            most = int(score_pool(problem, solver.run, cands, cands, LB, dc)[1].max())
+            for need in np.percentile(lb1, [25, 50, 75]).astype(np.int64):
+                kept = few_answers(problem, cands, pool, LB, dc, need, most)
+                out = ~np.isin(pool, kept)
+                assert (pool[~out] == kept).all()
+                assert (floor[out] >= need).all() and (lb1[out] >= floor[out]).all()
+                assert (parts[out] <= most).all()
+                left_out += int(out.sum())
     assert left_out > 0
 
 
-def test_few_answers_leave_each_node_s_ranking_and_bounds_as_they_were():
+def test_few_answers_keep_each_nodes_ranking_and_bounds():
     """rank_total with and without OPT_FEW_ANSWERS, on nodes of 8 to 299 candidates of the
-    default board and cut-offs from just above the node's bound to far above: the same guesses
-    worth searching with the same bounds, the same least bound of those left out, branching and
-    completeness (so a search visits the same nodes), and fewer guesses scored in all."""
+    default board, for the total and the deep count, depths 3, 4 and unlimited, inherited
+    branchings 4, 8 and all, and cut-offs from just above the node's bound to far above: the
+    same guesses worth searching with the same bounds, the same least bound of those left out,
+    branching and completeness (so a search visits the same nodes), and fewer guesses scored in
+    all."""
     from optimizer.kernels.total import rank_total
 
     game = parse_game("battleship")
     solver = NodeSolver(game, table_bits=10)
-    bounds, bmax = solver.bounds, solver.branches
     scored = {}
-    for cands, path, plen in _random_nodes(game, np.random.default_rng(13), 8, 300, 12):
-        d = game.n_codes
-        lb0 = bounds.LB[bmax, len(cands), B.DCAP]
-        for extra in (1, 4, 16, 64):
-            answers = []
-            for opts in (B.OPT_ALL, B.OPT_ALL & ~B.OPT_FEW_ANSWERS):
-                run = solver.run._replace(opts=opts, stats=np.zeros(3, dtype=np.int64))
-                found = rank_total(solver.problem, solver.orbits, bounds, run, cands, d,
-                                   lb0 + extra, bmax, lb0, path, plen)
-                answers.append([np.asarray(x).tolist() for x in found])
-                scored[opts] = scored.get(opts, 0) + int(run.stats[B.ST_SCORED])
-            assert answers[0] == answers[1], (len(cands), extra)
+    nodes = _random_nodes(game, np.random.default_rng(13), 8, 300, 6)
+    for (cands, path, plen), cost in itertools.product(nodes, ("total", "deep")):
+        bounds = solver.cost(cost)[0]
+        for d, bmax in itertools.product((3, 4, game.n_codes), (4, 8, solver.branches)):
+            lb0 = bounds.LB[bmax, len(cands), min(d, B.DCAP)]
+            if lb0 >= B.INF:
+                continue
+            for extra in (1, 4, 16, 64):
+                answers = []
+                for opts in (B.OPT_ALL, B.OPT_ALL & ~B.OPT_FEW_ANSWERS):
+                    run = solver.run._replace(opts=opts, stats=np.zeros(3, dtype=np.int64))
+                    found = rank_total(solver.problem, solver.orbits, bounds, run, cands, d,
+                                       lb0 + extra, bmax, lb0, path, plen)
+                    answers.append([np.asarray(x).tolist() for x in found])
+                    scored[opts] = scored.get(opts, 0) + int(run.stats[B.ST_SCORED])
+                assert answers[0] == answers[1], (len(cands), cost, d, bmax, extra)
     assert scored[B.OPT_ALL] < scored[B.OPT_ALL & ~B.OPT_FEW_ANSWERS], scored
 
 

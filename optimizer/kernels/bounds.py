@@ -97,8 +97,10 @@ def _fill(size, b, first, levels, out):
 @njit(cache=True, nogil=True)
 def split_floor(LB, dc, n, parts):
     """The least sum of LB[size, dc] ((N + 1, DCAP + 1) int64) over n secrets split into at most
-    ``parts`` parts: the most even split, since each secret added to a part costs at least as
-    much as the one before (the tables are convex in the size; tests check it)."""
+    ``parts`` >= 1 parts (LB[0] = 0: fewer parts are empty ones): the most even split, since
+    each secret added to a part costs at least as much as the one before (the tables are convex
+    in the size while finite; tests check it). At INF or above, every split has a part at INF:
+    the even split's largest part is the least largest part."""
     q, r = n // parts, n % parts
     low = (parts - r) * LB[q, dc]
     return low + r * LB[q + 1, dc] if r > 0 else low

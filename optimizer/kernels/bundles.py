@@ -57,8 +57,9 @@ Problem = namedtuple("Problem", [
     "guess_squares",  # (N, 3) int16: the squares of each guess
     "square_answer",  # (64,) int64: the feedback id of each way three squares can speak
     "squares_from",  # int: nodes of this many candidates or more are scored by squares
-    "square_reach",  # (4096,) int64: the most answers of a guess outside the candidates whose
-    # squares say values within masks m1, m2, m3 (bit v: says v), at (m1 * 16 + m2) * 16 + m3
+    "square_reach",  # (4096,) int64: how many non-winning answers at most a guess outside the
+    # candidates gets whose squares say values within masks m1, m2, m3 (bit v: says v), at
+    # (m1 * 16 + m2) * 16 + m3
 ])
 
 Orbits = namedtuple("Orbits", [

@@ -27,7 +27,6 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from .bounds import split_floor
-from .bundles import INF
 from .partition import count_parts
 
 VALUES = 4  # what a square can say of a secret: 0 on a ship, 1 one away, 2 two away, 3 farther
@@ -162,33 +161,38 @@ def score_by_squares(problem, sets, pool, cands, LB, dc, out):
 
 
 @njit(cache=True, nogil=True)
-def few_answers(problem, cands, pool, LB, dc, need, most):
-    """(the guesses of pool ((G,) int32, none a candidate of cands) that may leave non-winning
-    parts whose bounds LB (as score_pool's) sum below ``need``; the least such sum of those
-    left out, INF when none), before any is scored. A guess gets at most as many answers as the
-    ways its squares can speak, counting only values they say of some candidate
-    (Problem.square_reach), and its parts then cost at least the most even split of the
-    candidates into that many (bounds.split_floor). Only guesses of at most ``most`` answers
-    are left out, so that a node's branching holds without them."""
-    n = cands.shape[0]
-    values = problem.square_values
-    said = np.zeros(values.shape[1], dtype=np.int64)  # bit v of square q: q says v of some one
+def said_values(values, cands):
+    """(Q,) int64: bit v of entry q set when square q says v of some candidate ((n,) int32;
+    values: Problem.square_values)."""
+    said = np.zeros(values.shape[1], dtype=np.int64)
     for c in cands:
         for q in range(values.shape[1]):
             said[q] |= np.int64(1) << np.int64(values[c, q])
-    floor = np.full(problem.nf + 1, -1, dtype=np.int64)  # per number of answers
+    return said
+
+
+@njit(cache=True, nogil=True)
+def few_answers(problem, cands, pool, LB, dc, need, most):
+    """The guesses of pool ((G,) int32, none a candidate of cands), less those that cannot
+    leave non-winning parts whose bounds LB (as score_pool's) sum below ``need``, found before
+    any is scored. A guess gets at most as many answers as the ways its squares can speak,
+    counting only values they say of some candidate (Problem.square_reach), and its parts then
+    cost at least the most even split of the candidates into that many (bounds.split_floor).
+    Only guesses of at most ``most`` answers are left out, so that a node's branching holds
+    without them."""
+    said = said_values(problem.square_values, cands)
+    floors = np.full(problem.nf + 1, -1, dtype=np.int64)  # per number of answers
     squares, reach = problem.guess_squares, problem.square_reach
     out = np.empty_like(pool)
     k = 0
-    least = INF
     for g in pool:
-        a = reach[(said[squares[g, 0]] * 16 + said[squares[g, 1]]) * 16 + said[squares[g, 2]]]
-        if 0 < a <= most:
-            if floor[a] < 0:
-                floor[a] = split_floor(LB, dc, n, a)
-            if floor[a] >= need:
-                least = min(least, floor[a])
+        answers = reach[(said[squares[g, 0]] * 16 + said[squares[g, 1]]) * 16
+                        + said[squares[g, 2]]]
+        if 0 < answers <= most:
+            if floors[answers] < 0:
+                floors[answers] = split_floor(LB, dc, cands.shape[0], answers)
+            if floors[answers] >= need:
                 continue
         out[k] = g
         k += 1
-    return out[:k], least
+    return out[:k]

@@ -15,10 +15,11 @@ equality (partition.py):
   1, so no such guess beats LBN; when that bound already reaches beta they are not scored.
 - Few answers (OPT_FEW_ANSWERS, games scored by squares: Battleship): a guess outside the
   candidates whose squares say few values of them has few answers, so its parts cost at least an
-  even split of the candidates into that many (scoring.few_answers); it is left out unscored
-  when that reaches beta and the least bound of the candidates left out (so the node returns
-  the same bound), and it has no more answers than a candidate guess (so the node's branching
-  holds): the same nodes, less scoring, which is most of a search's time.
+  even split of the candidates into that many (scoring.few_answers). It is left out unscored
+  when that floor reaches the least bound of the candidate guesses the cut-off refuted (so the
+  node returns the same bound; a node with none gets no help), and it has no more answers than
+  a candidate guess (so the node's branching holds): the same nodes, less scoring, which is
+  most of a search's time.
 - Small parts (OPT_SMALL): a part of one candidate costs 1, of two 3, and nothing does better; a
   guess leaving only such parts is exact at once.
 - Null-window probes (OPT_PROBE): before a guess's parts are solved exactly, each is asked "is
@@ -193,10 +194,9 @@ def rank_total(problem, orbits, bounds, run, cands, d, beta, bmax, lb0, path, pl
             if opts & OPT_DEAD:
                 pool = square_patterns(problem, cands, pool)
             if opts & OPT_FEW_ANSWERS:
-                # at or above lb_min too: the node's bound stays what scoring would give
-                pool, least = few_answers(problem, cands, pool, LB[bmax], dc,
-                                          max(beta, lb_min) - own, branching)
-                lb_min = min(lb_min, own + least)
+                # lb_min >= beta here; a guess left out bounded at or above it leaves the
+                # node's bound what scoring it would give (none when lb_min is INF)
+                pool = few_answers(problem, cands, pool, LB[bmax], dc, lb_min - own, branching)
         if pool.shape[0] == 0:
             break
     if not complete or not opts & OPT_BRANCHING:

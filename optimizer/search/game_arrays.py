@@ -23,10 +23,10 @@ def guess_marks(game: Game, n_answers: int, guesses: str) -> np.ndarray:
     return np.array([game.feedback_counts(int(f)) for f in ids], dtype=np.int8)
 
 
-def square_reach(answer: np.ndarray, n_answers: int) -> np.ndarray:
-    """Problem.square_reach: for three masks of values, the answers other than the win that the
-    ways they allow map to (answer: the dense id of each of the 64 ways; way 0, three squares on
-    ships, is the win, which no guess outside the candidates gets)."""
+def square_reach(answer: np.ndarray, win: int, n_answers: int) -> np.ndarray:
+    """Problem.square_reach: for three masks of values, how many answers other than the win
+    (dense id ``win``, which no guess outside the candidates gets) the ways they allow map to
+    (answer: the dense id of each of the 64 ways)."""
     masks = np.arange(1 << VALUES)
     allows = (masks[:, None] >> np.arange(VALUES)[None, :]) & 1  # (16, VALUES)
     ways = (allows[:, None, None, :, None, None] & allows[None, :, None, None, :, None]
@@ -34,7 +34,7 @@ def square_reach(answer: np.ndarray, n_answers: int) -> np.ndarray:
     onehot = np.zeros((VALUES ** 3, n_answers), dtype=np.int64)
     onehot[np.arange(VALUES ** 3), answer] = 1
     reached = (ways @ onehot) > 0
-    reached[:, answer[0]] = False
+    reached[:, win] = False
     return reached.sum(axis=1).astype(np.int64)
 
 
@@ -49,14 +49,14 @@ def square_fields(game: Game) -> tuple[tuple, np.ndarray]:
     values, weights = said
     ways = (weights[:, None, None] + weights[None, :, None] + weights[None, None, :]).ravel()
     ids = game.answer_ids()  # the game's id of each dense id, in order
+    win = int(np.searchsorted(ids, game.win))
     answer = np.minimum(np.searchsorted(ids, ways), ids.shape[0] - 1)
-    answer[ids[answer] != ways] = 0  # a way no secret has: its count is always 0
+    # a way no secret has: its count is always 0; the win's id keeps it out of square_reach
+    answer[ids[answer] != ways] = win
     words = (game.n_secrets + 63) // 64
     return ((values, game.codes.astype(np.int16), answer.astype(np.int64), SQUARES_FROM,
-             square_reach(answer, len(ids))),
+             square_reach(answer, win, len(ids))),
             np.zeros((values.shape[1], VALUES, words), dtype=np.uint64))
-
-
 
 
 def orbits_of(game: Game) -> Orbits:
