@@ -84,18 +84,20 @@ class NodeSolver:
         n = game.n_codes  # guesses: the scoring scratch is per guess
         table_bits = table_bits or default_table_bits(game.n_secrets)
         self.key = SolverKey(game.spec, guesses, opts, table_bits, counting, game.digest)
-        matrix, transposed, win, n_answers = game.answer_matrices()
-        self.all_codes = np.arange(n, dtype=np.int32)
-        squares, square_sets = square_fields(game)
-        self.problem = Problem(matrix, transposed, self.all_codes, win, n_answers,
-                               guesses == "consistent", guesses == "hard",
-                               guess_marks(game, n_answers, guesses), *squares)
-        self.orbits = orbits_of(game)
-        self.branches = n_answers - 1  # every answer but the win occurs
-        self.stop = np.zeros(1, dtype=np.int8)
         self._share = share
         if share is not None:
             assert share.key == self.key, "tables are shared between solvers of one key only"
+            # the kernels only read these: one copy per process, not per worker thread
+            self.problem, self.orbits = share.problem, share.orbits
+            square_sets = np.zeros_like(share.run.square_sets)
+        else:
+            self.problem, square_sets = self._new_problem(game, guesses)
+            self.orbits = orbits_of(game)
+        self.all_codes = self.problem.all_codes
+        n_answers = self.problem.nf
+        self.branches = n_answers - 1  # every answer but the win occurs
+        self.stop = np.zeros(1, dtype=np.int8)
+        if share is not None:
             self.bounds = share.bounds
             self.height_table = shared_table(share.height_table, self.stop)
         else:
@@ -114,6 +116,15 @@ class NodeSolver:
                        *memo_arrays(self.orbits))
         self._lock = threading.Lock()
         self._job = None  # the id of the job running on this solver, for cancel()
+
+    @staticmethod
+    def _new_problem(game: Game, guesses: str) -> tuple[Problem, np.ndarray]:
+        """(the kernels' read-only arrays of the game, the scoring-by-squares scratch)."""
+        matrix, transposed, win, n_answers = game.answer_matrices()
+        squares, square_sets = square_fields(game)
+        return Problem(matrix, transposed, np.arange(game.n_codes, dtype=np.int32), win,
+                       n_answers, guesses == "consistent", guesses == "hard",
+                       guess_marks(game, n_answers, guesses), *squares), square_sets
 
     @property
     def opts(self) -> int:
