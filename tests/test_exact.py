@@ -212,6 +212,30 @@ def test_square_patterns_keep_a_guess_for_every_partition():
     assert 3 * kept <= 2 * every, sizes
 
 
+def _answers_within_said_values(game, cands, pool) -> np.ndarray:
+    """For each guess of pool: the non-winning feedbacks that occur in the game and that its
+    squares give when each says any value it says of some candidate, counted from the game's
+    weights, apart from the kernel's table and its index."""
+    values, weights = game.square_answers()
+    occurring = set(int(f) for f in game.answer_ids()) - {int(game.win)}
+    said = [set(values[cands, q].tolist()) for q in range(values.shape[1])]
+    out = []
+    for g in pool:
+        s1, s2, s3 = (int(q) for q in game.codes[g])
+        out.append(len({int(weights[a] + weights[b] + weights[c])
+                        for a in said[s1] for b in said[s2] for c in said[s3]} & occurring))
+    return np.array(out)
+
+
+def _reach_read(problem, cands, pool) -> np.ndarray:
+    """What few_answers reads for each guess: Problem.square_reach at its squares' said masks."""
+    from optimizer.kernels.scoring import said_values
+
+    said = said_values(problem.square_values, cands)
+    sq = problem.guess_squares[pool]
+    return problem.square_reach[(said[sq[:, 0]] * 16 + said[sq[:, 1]]) * 16 + said[sq[:, 2]]]
+
+
 def test_few_answers_leave_out_only_guesses_bounded_above_the_cut_off():
     """Nodes of 8 to 299 candidates of the default board, bound tables of three branchings and
     depths, cut-offs at quartiles of the other guesses' summed bounds: no guess gets more
@@ -221,7 +245,7 @@ def test_few_answers_leave_out_only_guesses_bounded_above_the_cut_off():
     the kept ones are the others, in order; and it leaves out some in all."""
     from optimizer.kernels.bounds import split_floor
     from optimizer.kernels.guesses import other_guesses, square_patterns
-    from optimizer.kernels.scoring import few_answers, said_values, score_pool
+    from optimizer.kernels.scoring import few_answers, score_pool
 
     game = parse_game("battleship")
     solver = NodeSolver(game, table_bits=10)
@@ -230,9 +254,8 @@ def test_few_answers_leave_out_only_guesses_bounded_above_the_cut_off():
     for cands, path, plen in _random_nodes(game, np.random.default_rng(11), 8, 300, 12):
         every = other_guesses(problem, solver.orbits, solver.run, cands, path, plen)
         pool = square_patterns(problem, cands, every)
-        said = said_values(problem.square_values, cands)
-        sq = problem.guess_squares[pool]
-        reach = problem.square_reach[(said[sq[:, 0]] * 16 + said[sq[:, 1]]) * 16 + said[sq[:, 2]]]
+        reach = _answers_within_said_values(game, cands, pool)
+        assert (reach == _reach_read(problem, cands, pool)).all()
         for bmax, dc in ((solver.branches, B.DCAP), (8, 4), (4, 3)):
             LB = solver.bounds.LB[bmax]
             _, parts, lb1, _ = (x.copy() for x in score_pool(problem, solver.run, pool, cands,
