@@ -276,18 +276,20 @@ def test_few_answers_leave_out_only_guesses_bounded_above_the_cut_off():
 
 
 def test_few_answers_keep_each_nodes_ranking_and_bounds():
-    """rank_total with and without OPT_FEW_ANSWERS, on nodes of 8 to 299 candidates of the
+    """rank_total with and without OPT_FEW_ANSWERS, on nodes of 8 to 599 candidates of the
     default board, for the total and the deep count, depths 3, 4 and unlimited, inherited
     branchings 4, 8 and all, and cut-offs from just above the node's bound to far above: the
     same guesses worth searching with the same bounds, the same least bound of those left out,
     branching and completeness (so a search visits the same nodes), and fewer guesses scored in
-    all."""
+    all. The second set of nodes holds cases where a guess left out at the cut-off rather than
+    at the least bound of those the cut-off refuted changes that bound (13 of them)."""
     from optimizer.kernels.total import rank_total
 
     game = parse_game("battleship")
     solver = NodeSolver(game, table_bits=10)
     scored = {}
-    nodes = _random_nodes(game, np.random.default_rng(13), 8, 300, 6)
+    nodes = [*_random_nodes(game, np.random.default_rng(13), 8, 300, 6),
+             *_random_nodes(game, np.random.default_rng(3), 8, 600, 48)]
     for (cands, path, plen), cost in itertools.product(nodes, ("total", "deep")):
         bounds = solver.cost(cost)[0]
         for d, bmax in itertools.product((3, 4, game.n_codes), (4, 8, solver.branches)):
@@ -304,6 +306,30 @@ def test_few_answers_keep_each_nodes_ranking_and_bounds():
                     scored[opts] = scored.get(opts, 0) + int(run.stats[B.ST_SCORED])
                 assert answers[0] == answers[1], (len(cands), cost, d, bmax, extra)
     assert scored[B.OPT_ALL] < scored[B.OPT_ALL & ~B.OPT_FEW_ANSWERS], scored
+
+
+def test_few_answers_keep_each_nodes_search():
+    """min_total with and without OPT_FEW_ANSWERS, each on fresh tables, on nodes of 8 to 60
+    candidates of the default board, depths 3 and unlimited, cut-offs just above the node's
+    bound to far above: the same answer (value or bound, and guess) from the same nodes, and
+    fewer guesses scored in all."""
+    game = parse_game("battleship")
+    solvers = {opts: NodeSolver(game, opts=opts, table_bits=14)
+               for opts in (B.OPT_ALL, B.OPT_ALL & ~B.OPT_FEW_ANSWERS)}
+    for cands, path, plen in _random_nodes(game, np.random.default_rng(17), 8, 60, 8):
+        for d in (3, game.n_codes):
+            lb0 = solvers[B.OPT_ALL].bounds.LB[solvers[B.OPT_ALL].branches, len(cands),
+                                               min(d, B.DCAP)]
+            for beta in (lb0 + 1, lb0 + 6, B.INF):
+                answers = []
+                for solver in solvers.values():
+                    solver.forget()
+                    before = int(solver.stats[B.ST_NODES])
+                    got = solver.min_total(cands, d, int(beta), path[:plen])
+                    answers.append((got, int(solver.stats[B.ST_NODES]) - before))
+                assert answers[0] == answers[1], (len(cands), d, beta)
+    scored = [int(solver.stats[B.ST_SCORED]) for solver in solvers.values()]
+    assert scored[0] < scored[1], scored
 
 
 @pytest.mark.parametrize("cost", ["total", "deepest", "deep"])
