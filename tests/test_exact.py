@@ -281,8 +281,9 @@ def test_few_answers_keep_each_nodes_ranking_and_bounds():
     branchings 4, 8 and all, and cut-offs from just above the node's bound to far above: the
     same guesses worth searching with the same bounds, the same least bound of those left out,
     branching and completeness (so a search visits the same nodes), and fewer guesses scored in
-    all. The second set of nodes holds cases where a guess left out at the cut-off rather than
-    at the least bound of those the cut-off refuted changes that bound (13 of them)."""
+    all. The second set of nodes holds cases where leaving guesses out at the cut-off, rather
+    than at the least bound of the guesses it refuted, would change that bound (so such a
+    mutation fails here)."""
     from optimizer.kernels.total import rank_total
 
     game = parse_game("battleship")
