@@ -85,25 +85,22 @@ class NodeSolver:
         table_bits = table_bits or default_table_bits(game.n_secrets)
         self.key = SolverKey(game.spec, guesses, opts, table_bits, counting, game.digest)
         self._share = share
+        self.stop = np.zeros(1, dtype=np.int8)
         if share is not None:
             assert share.key == self.key, "tables are shared between solvers of one key only"
             # the kernels only read these: one copy per process, not per worker thread
-            self.problem, self.orbits = share.problem, share.orbits
+            self.problem, self.orbits, self.bounds = share.problem, share.orbits, share.bounds
             square_sets = np.zeros_like(share.run.square_sets)
+            self.height_table = shared_table(share.height_table, self.stop)
         else:
             self.problem, square_sets = self._new_problem(game, guesses)
             self.orbits = orbits_of(game)
+            # the total's bounds (and M: the height's), by number of candidates
+            self.bounds = bound_tables(game.n_secrets, self.problem.nf - 1, counting)
+            self.height_table = self._new_table()
         self.all_codes = self.problem.all_codes
         n_answers = self.problem.nf
         self.branches = n_answers - 1  # every answer but the win occurs
-        self.stop = np.zeros(1, dtype=np.int8)
-        if share is not None:
-            self.bounds = share.bounds
-            self.height_table = shared_table(share.height_table, self.stop)
-        else:
-            # the total's bounds (and M: the height's), by number of candidates
-            self.bounds = bound_tables(game.n_secrets, self.branches, counting)
-            self.height_table = self._new_table()
         # least-cost searches (bounds.COSTS): bounds and table each, built on first use
         self._costs: dict[str, tuple] = {}
         self._costs_lock = threading.Lock()  # a shared solver's are built from other threads
