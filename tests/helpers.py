@@ -4,6 +4,7 @@ each other)."""
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import os
 import subprocess
@@ -18,6 +19,14 @@ DASK = Path(sys.executable).with_name("dask")
 
 # Markup and script for every free text field of a tree file: none of it may run or show as markup.
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">&amp;'
+
+
+def script(name: str):
+    """scripts/<name>.py as a module (scripts are not part of the package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def hostile_tree(source: Path, folder: Path) -> Path:

@@ -3,14 +3,13 @@ scaling ladder of scripts/bench.py (its game table, another solver run in turn).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT, script
 
 from optimizer.games import parse_game
 from optimizer.search import engine as engine_module
@@ -19,16 +18,6 @@ from optimizer.search.objectives import Search
 from optimizer.search.request import Request
 from optimizer.search.root import RootSearch, root_classes
 from optimizer.search.solver import NodeSolver
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def bench():
-    """scripts/bench.py as a module (a script, not part of the package)."""
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -113,7 +102,7 @@ def test_threads_find_the_optima_of_one_thread(spec, mode, two_cores, monkeypatc
 def test_the_ladder_table_is_well_formed():
     """Every ladder game is a game moo knows, of the size the plot says, with the other
     solver's rules; the default ladder leaves out the largest sizes."""
-    b = bench()
+    b = script("bench")
     games = [g for g, _ in b.LADDER]
     assert len(set(games)) == len(games)
     for game in games:

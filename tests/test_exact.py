@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import script
 from oracle import plain_optimum, plain_values
 
 from optimizer.games import parse_game
@@ -15,6 +16,7 @@ from optimizer.search.solver import NodeSolver
 from optimizer.tree import Tree, replay
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
+CHECK_RULES = script("check_rules")  # each rule off, on nodes of the real games
 
 SMALL = [
     ("mastermind:2x3", "any"), ("mastermind:2x3", "consistent"),
@@ -28,21 +30,14 @@ SMALL = [
     ("mastermind:3x4", "consistent"),
 ]
 
-# Every pruning rule (bundles.OPT_*), and the counting bounds, each switched off alone.
-SWITCHES = {
-    "symmetry": B.OPT_SYMMETRY, "dedupe": B.OPT_DEDUPE, "table": B.OPT_TT, "dead": B.OPT_DEAD,
-    "probe": B.OPT_PROBE, "separate": B.OPT_SEPARATE, "branching": B.OPT_BRANCHING,
-    "candidates-first": B.OPT_CANDIDATES_FIRST, "small": B.OPT_SMALL, "shares": B.OPT_SHARES,
-    "few-answers": B.OPT_FEW_ANSWERS,
-}
 RULES = {"all": (B.OPT_ALL, True), "no-counting": (B.OPT_ALL, False),
-         **{f"no-{name}": (B.OPT_ALL & ~bit, True) for name, bit in SWITCHES.items()},
+         **{f"no-{name}": (B.OPT_ALL & ~bit, True) for name, bit in B.SWITCHES.items()},
          "none": (0, False)}
 
 
 def test_every_rule_has_a_switch():
     bits = [getattr(B, name) for name in dir(B) if name.startswith("OPT_") and name != "OPT_ALL"]
-    assert sorted(bits) == sorted(SWITCHES.values())
+    assert sorted(bits) == sorted(B.SWITCHES.values())
     assert sum(bits) == B.OPT_ALL
 
 
@@ -176,19 +171,28 @@ def _blocks(answers):
 
 def _random_nodes(game, rng, low, high, count):
     """(candidates, path, path length) of ``count`` nodes of low to high - 1 candidates, each
-    after one to four random guesses and answers."""
-    F = game.feedback_matrix()
-    while count:
-        cands = np.arange(game.n_secrets, dtype=np.int32)
+    after one to four random guesses and answers (check_rules.random_nodes, the path as the
+    kernels take it)."""
+    for cands, guesses in CHECK_RULES.random_nodes(game, rng, low, high, count):
         path = np.zeros(game.n_codes + 2, dtype=np.int32)
-        for plen in range(1, 5):
-            path[plen - 1] = guess = rng.integers(game.n_codes)
-            cands = cands[F[guess, cands] == F[guess, rng.choice(cands)]]
-            if len(cands) < high:
-                break
-        if low <= len(cands) < high:
-            count -= 1
-            yield cands, path, plen
+        path[:len(guesses)] = guesses
+        yield cands, path, len(guesses)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec,low,high,count,seed", [
+    ("battleship", 8, 30, 3, 5), ("bulls-cows", 8, 25, 2, 1), ("mastermind", 20, 80, 2, 1)])
+def test_each_rule_keeps_the_values_of_real_nodes(spec, low, high, count, seed):
+    """scripts/check_rules.py on a few nodes of the classic boards: each solver with one rule off
+    returns what a sound search does at every cut-off (the exact value below it, else a bound
+    from it up to the exact value), for the total and the deep count at depths 3, 4 and any, and
+    the least height. The script sweeps many more nodes."""
+    game = parse_game(spec)
+    solvers = CHECK_RULES.rule_solvers(game, table_bits=12)
+    timed = CHECK_RULES.Timed(None)
+    for cands, path in CHECK_RULES.random_nodes(game, np.random.default_rng(seed), low, high,
+                                                count):
+        assert CHECK_RULES.check_node(solvers, timed, cands, path) == []
 
 
 def test_square_patterns_keep_a_guess_for_every_partition():
@@ -382,13 +386,13 @@ def effort():
     return get
 
 
-@pytest.mark.parametrize("rule", list(SWITCHES) + ["counting"])
+@pytest.mark.parametrize("rule", list(B.SWITCHES) + ["counting"])
 def test_every_rule_fires(rule, effort):
     """Each rule saves nodes or scored guesses on some small game: none is dead code."""
     if rule == "counting":
         pairs = [(effort(s, m, B.OPT_ALL), effort(s, m, B.OPT_ALL, False)) for s, m in FIRES_ON]
     else:
-        bit = SWITCHES[rule]
+        bit = B.SWITCHES[rule]
         pairs = [(effort(s, m, B.OPT_ALL), effort(s, m, B.OPT_ALL & ~bit)) for s, m in FIRES_ON]
     assert any(with_[0] < without[0] or with_[1] < without[1] for with_, without in pairs), pairs
 

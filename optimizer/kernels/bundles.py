@@ -31,6 +31,13 @@ OPT_SMALL = 256  # parts of one or two candidates are exact: 1 and 3 (height, to
 OPT_SHARES = 512  # a refuted guess's parts raise their bounds by shares of the cut-off (total)
 OPT_FEW_ANSWERS = 1024  # other guesses whose squares say few values: bounded unscored (total)
 OPT_ALL = 2047
+# Every rule by its name, as tests and scripts/check_rules.py switch them off one at a time.
+SWITCHES = {
+    "symmetry": OPT_SYMMETRY, "dedupe": OPT_DEDUPE, "table": OPT_TT, "dead": OPT_DEAD,
+    "probe": OPT_PROBE, "separate": OPT_SEPARATE, "branching": OPT_BRANCHING,
+    "candidates-first": OPT_CANDIDATES_FIRST, "small": OPT_SMALL, "shares": OPT_SHARES,
+    "few-answers": OPT_FEW_ANSWERS,
+}
 # The counting bounds themselves (bounds.py) are switched off by building trivial tables.
 
 # What each least-cost search minimises (see Bounds): defined where the commands that only read
