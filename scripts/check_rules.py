@@ -29,7 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from optimizer.games import parse_game
-from optimizer.games.base import Game
+from optimizer.games.base import Game, GameError
 from optimizer.kernels import bundles as B
 from optimizer.search.solver import NodeSolver
 
@@ -136,7 +136,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--limit", type=float, default=30.0, help="seconds per search, at most")
     args = parser.parse_args()
-    game = parse_game(args.game)
+    try:
+        game = parse_game(args.game)
+    except GameError as error:
+        parser.error(str(error))
+    low, high = args.sizes
+    if not 2 <= low < high or low >= game.n_secrets or args.nodes < 1 or args.limit <= 0:
+        parser.error(f"need 2 <= LOW < HIGH, LOW below the game's {game.n_secrets} secrets, "
+                     "at least one node and a positive --limit")
     solvers = rule_solvers(game)
     timed = Timed(args.limit)
     failures = []
