@@ -148,13 +148,13 @@ def main() -> None:
     timed = Timed(args.limit)
     failures = []
     start = time.perf_counter()
-    nodes = random_nodes(game, np.random.default_rng(args.seed), *args.sizes, args.nodes)
+    nodes = random_nodes(game, np.random.default_rng(args.seed), low, high, args.nodes)
     for cands, path in tqdm(nodes, total=args.nodes, desc=f"{args.game}: nodes", unit="node"):
         found = check_node(solvers, timed, cands, path)
         for line in found:
             tqdm.write(f"FAILED {line}")
         failures += found
-    print(f"{args.game}: {args.nodes} nodes of {args.sizes[0]}-{args.sizes[1] - 1} candidates, "
+    print(f"{args.game}: {args.nodes} nodes of {low}-{high - 1} candidates, "
           f"{len(B.SWITCHES)} rules, {len(failures)} failures, {timed.skipped} searches over "
           f"{args.limit} s left out, {time.perf_counter() - start:.1f} s")
     sys.exit(1 if failures else 0)
