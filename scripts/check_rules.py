@@ -4,13 +4,16 @@ such nodes are found by sweeping many nodes of the games the searches are run on
 
     python scripts/check_rules.py battleship --nodes 200 --sizes 8 40
     python scripts/check_rules.py bulls-cows --nodes 50 --sizes 8 60 --seed 2 --limit 20
+    python scripts/check_rules.py wordle --guesses hard --nodes 30 --sizes 8 60
 
 For each node (the candidates left after one to four random guesses and answers), objective
 (the least total, the fewest deep secrets), depth (3, 4, any) and cut-off beta (just above the
 counting bound, halfway to the exact value, the exact value, one above it, none), every solver
 with one rule switched off answers as a sound search must: the exact value when it lies below
 beta, else a bound from beta up to the exact value (the exact value itself when beta is it).
-The least height is checked likewise (feasible at the least height, not one below). The exact
+The least height is checked likewise (feasible at the least height, not one below). --guesses
+picks the rule of play (any code, candidates only, or a word game's hard mode, whose nodes are
+reached by guesses keeping every hint so far). The exact
 values come from the search with every rule on; a disagreement between two rules' values
 shows as a failure of one of them. A search taking more than --limit seconds is left out and
 counted. Exits 1 on any failure.
@@ -34,23 +37,36 @@ from optimizer.kernels import bundles as B
 from optimizer.search.solver import NodeSolver
 
 
-def random_nodes(game: Game, rng: np.random.Generator, low: int, high: int,
-                 count: int) -> Iterator[tuple[np.ndarray, list[int]]]:
+def random_nodes(game: Game, rng: np.random.Generator, low: int, high: int, count: int,
+                 guesses: str = "any") -> Iterator[tuple[np.ndarray, list[int]]]:
     """(candidates, guesses so far) of ``count`` nodes of low to high - 1 candidates, each
-    after one to four random guesses and answers."""
+    after one to four random guesses and answers, every guess allowed by ``guesses`` where it
+    was made."""
     F = game.feedback_matrix()
     while count:
         cands = np.arange(game.n_secrets, dtype=np.int32)
         path = []
         for _ in range(4):
-            guess = int(rng.integers(game.n_codes))
-            path.append(guess)
-            cands = cands[F[guess, cands] == F[guess, rng.choice(cands)]]
+            guess = random_guess(game, rng, cands, path, guesses)
+            reply = F[guess, rng.choice(cands)]
+            path.append((guess, reply))
+            cands = cands[F[guess, cands] == reply]
             if len(cands) < high:
                 break
         if low <= len(cands) < high:
             count -= 1
-            yield cands, path
+            yield cands, [guess for guess, _ in path]
+
+
+def random_guess(game: Game, rng: np.random.Generator, cands: np.ndarray,
+                 path: list[tuple[int, int]], guesses: str) -> int:
+    """A code drawn from those the rule of play allows after ``path`` (guess, answer pairs)."""
+    if guesses == "consistent":
+        return int(rng.choice(cands))
+    while True:  # a candidate keeps every hint, so the draw ends
+        guess = int(rng.integers(game.n_codes))
+        if guesses == "any" or all(game.keeps_hints(g, r, guess) for g, r in path):
+            return guess
 
 
 class Timed:
@@ -120,10 +136,12 @@ def check_node(solvers: dict[str, NodeSolver], timed: Timed, cands: np.ndarray,
     return failures
 
 
-def rule_solvers(game: Game, table_bits: int = 16) -> dict[str, NodeSolver]:
+def rule_solvers(game: Game, guesses: str = "any",
+                 table_bits: int = 16) -> dict[str, NodeSolver]:
     """A solver with every rule ("all"), then one without each rule."""
-    return {"all": NodeSolver(game, opts=B.OPT_ALL, table_bits=table_bits),
-            **{f"no-{name}": NodeSolver(game, opts=B.OPT_ALL & ~bit, table_bits=table_bits)
+    return {"all": NodeSolver(game, guesses, opts=B.OPT_ALL, table_bits=table_bits),
+            **{f"no-{name}": NodeSolver(game, guesses, opts=B.OPT_ALL & ~bit,
+                                        table_bits=table_bits)
                for name, bit in B.SWITCHES.items()}}
 
 
@@ -133,6 +151,8 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=50)
     parser.add_argument("--sizes", type=int, nargs=2, default=(8, 40), metavar=("LOW", "HIGH"),
                         help="candidates per node: LOW to HIGH - 1")
+    parser.add_argument("--guesses", choices=("any", "consistent", "hard"), default="any",
+                        help="the rule of play: any code, candidates only, or hard mode")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--limit", type=float, default=30.0, help="seconds per search, at most")
     args = parser.parse_args()
@@ -144,17 +164,22 @@ def main() -> None:
     if not 2 <= low < high or low >= game.n_secrets or args.nodes < 1 or args.limit <= 0:
         parser.error(f"need 2 <= LOW < HIGH, LOW below the game's {game.n_secrets} secrets, "
                      "at least one node and a positive --limit")
-    solvers = rule_solvers(game)
+    try:
+        solvers = rule_solvers(game, args.guesses)
+    except GameError as error:
+        parser.error(str(error))
     timed = Timed(args.limit)
     failures = []
     start = time.perf_counter()
-    nodes = random_nodes(game, np.random.default_rng(args.seed), low, high, args.nodes)
-    for cands, path in tqdm(nodes, total=args.nodes, desc=f"{args.game}: nodes", unit="node"):
+    nodes = random_nodes(game, np.random.default_rng(args.seed), low, high, args.nodes,
+                         args.guesses)
+    label = f"{args.game} ({args.guesses})"
+    for cands, path in tqdm(nodes, total=args.nodes, desc=f"{label}: nodes", unit="node"):
         found = check_node(solvers, timed, cands, path)
         for line in found:
             tqdm.write(f"FAILED {line}")
         failures += found
-    print(f"{args.game}: {args.nodes} nodes of {low}-{high - 1} candidates, "
+    print(f"{label}: {args.nodes} nodes of {low}-{high - 1} candidates, "
           f"{len(B.SWITCHES)} rules, {len(failures)} failures, {timed.skipped} searches over "
           f"{args.limit} s left out, {time.perf_counter() - start:.1f} s")
     sys.exit(1 if failures else 0)

@@ -195,6 +195,28 @@ def test_each_rule_keeps_the_values_of_real_nodes(spec, low, high, count, seed):
         assert CHECK_RULES.check_node(solvers, timed, cands, path) == []
 
 
+@pytest.mark.parametrize("guesses", ["consistent", "hard"])
+def test_the_rule_sweep_reaches_nodes_by_allowed_guesses(guesses):
+    """check_rules.py --guesses: each guess on the way to a node was allowed where it was made
+    (a candidate then, or keeping every hint so far), and the node's candidates are the secrets
+    that answer every guess as the path says."""
+    game = parse_game("wordle")
+    F = game.feedback_matrix()
+    for cands, path in CHECK_RULES.random_nodes(game, np.random.default_rng(3), 5, 60, 6,
+                                                guesses):
+        secret = int(cands[0])
+        replies = [int(F[g, secret]) for g in path]
+        left = np.arange(game.n_secrets)
+        for k, (guess, reply) in enumerate(zip(path, replies, strict=True)):
+            if guesses == "consistent":
+                assert guess in left
+            else:
+                earlier = zip(path[:k], replies[:k], strict=True)
+                assert all(game.keeps_hints(g, r, guess) for g, r in earlier)
+            left = left[F[guess, left] == reply]
+        assert (left == cands).all() and 5 <= len(cands) < 60
+
+
 def test_square_patterns_keep_a_guess_for_every_partition():
     """Nodes of 8 to 63 candidates of the default board, after one to four guesses: every other
     guess that square_patterns drops splits the candidates as a kept one does, the kept ones
