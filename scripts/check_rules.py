@@ -5,6 +5,7 @@ such nodes are found by sweeping many nodes of the games the searches are run on
     python scripts/check_rules.py battleship --nodes 200 --sizes 8 40
     python scripts/check_rules.py bulls-cows --nodes 50 --sizes 8 60 --seed 2 --limit 20
     python scripts/check_rules.py wordle --guesses hard --nodes 30 --sizes 8 60
+    python scripts/check_rules.py battleship --rules few-answers --sizes 60 600 --limit 120
 
 For each node (the candidates left after one to four random guesses and answers), objective
 (the least total, the fewest deep secrets), depth (3, 4, any) and cut-off beta (just above the
@@ -13,9 +14,9 @@ with one rule switched off answers as a sound search must: the exact value when 
 beta, else a bound from beta up to the exact value (the exact value itself when beta is it).
 The least height is checked likewise (feasible at the least height, not one below). --guesses
 picks the rule of play (any code, candidates only, or a word game's hard mode, whose nodes are
-reached by guesses keeping every hint so far). The exact
-values come from the search with every rule on; a disagreement between two rules' values
-shows as a failure of one of them. A search taking more than --limit seconds is left out and
+reached by guesses keeping every hint so far). The exact values come from the search with every
+rule on; a disagreement between two rules' values shows as a failure of one of them. --rules
+switches off only the rules named. A search taking more than --limit seconds is left out and
 counted. Exits 1 on any failure.
 """
 
@@ -136,23 +137,26 @@ def check_node(solvers: dict[str, NodeSolver], timed: Timed, cands: np.ndarray,
     return failures
 
 
-def rule_solvers(game: Game, guesses: str = "any",
-                 table_bits: int = 16) -> dict[str, NodeSolver]:
-    """A solver with every rule ("all"), then one without each rule."""
+def rule_solvers(game: Game, guesses: str = "any", table_bits: int = 16,
+                 rules: list[str] | None = None) -> dict[str, NodeSolver]:
+    """A solver with every rule ("all"), then one without each rule (of ``rules``: all)."""
     return {"all": NodeSolver(game, guesses, opts=B.OPT_ALL, table_bits=table_bits),
-            **{f"no-{name}": NodeSolver(game, guesses, opts=B.OPT_ALL & ~bit,
+            **{f"no-{name}": NodeSolver(game, guesses, opts=B.OPT_ALL & ~B.SWITCHES[name],
                                         table_bits=table_bits)
-               for name, bit in B.SWITCHES.items()}}
+               for name in (rules or B.SWITCHES)}}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("game")
     parser.add_argument("--nodes", type=int, default=50)
     parser.add_argument("--sizes", type=int, nargs=2, default=(8, 40), metavar=("LOW", "HIGH"),
                         help="candidates per node: LOW to HIGH - 1")
     parser.add_argument("--guesses", choices=("any", "consistent", "hard"), default="any",
                         help="the rule of play: any code, candidates only, or hard mode")
+    parser.add_argument("--rules", nargs="+", choices=list(B.SWITCHES), metavar="RULE",
+                        help="switch off only these, one at a time (default: every rule; "
+                        f"one of {', '.join(B.SWITCHES)})")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--limit", type=float, default=30.0, help="seconds per search, at most")
     args = parser.parse_args()
@@ -165,7 +169,7 @@ def main() -> None:
         parser.error(f"need 2 <= LOW < HIGH, LOW below the game's {game.n_secrets} secrets, "
                      "at least one node and a positive --limit")
     try:
-        solvers = rule_solvers(game, args.guesses)
+        solvers = rule_solvers(game, args.guesses, rules=args.rules)
     except GameError as error:
         parser.error(str(error))
     timed = Timed(args.limit)
@@ -180,7 +184,7 @@ def main() -> None:
             tqdm.write(f"FAILED {line}")
         failures += found
     print(f"{label}: {args.nodes} nodes of {low}-{high - 1} candidates, "
-          f"{len(B.SWITCHES)} rules, {len(failures)} failures, {timed.skipped} searches over "
+          f"{len(solvers) - 1} rules, {len(failures)} failures, {timed.skipped} searches over "
           f"{args.limit} s left out, {time.perf_counter() - start:.1f} s")
     sys.exit(1 if failures else 0)
 

@@ -217,6 +217,15 @@ def test_the_rule_sweep_reaches_nodes_by_allowed_guesses(guesses):
         assert (left == cands).all() and 5 <= len(cands) < 60
 
 
+def test_the_rule_sweep_switches_off_the_rules_named():
+    """check_rules.py --rules: "all" and one solver per rule named, that rule alone off."""
+    solvers = CHECK_RULES.rule_solvers(parse_game("mastermind:2x4"), table_bits=8,
+                                       rules=["few-answers", "table"])
+    assert {name: solver.key.opts for name, solver in solvers.items()} == {
+        "all": B.OPT_ALL, "no-few-answers": B.OPT_ALL & ~B.OPT_FEW_ANSWERS,
+        "no-table": B.OPT_ALL & ~B.OPT_TT}
+
+
 def test_square_patterns_keep_a_guess_for_every_partition():
     """Nodes of 8 to 63 candidates of the default board, after one to four guesses: every other
     guess that square_patterns drops splits the candidates as a kept one does, the kept ones
