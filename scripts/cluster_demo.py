@@ -109,17 +109,20 @@ class Cluster:
         self.procs[name].wait()
 
     def close(self) -> None:
-        """Terminate every process, the workers first; kill any still there 5 s later (a worker
+        """Terminate the workers, then, once they are gone, the scheduler (a worker whose
+        scheduler stops while it closes waits for it); kill any still there 5 s later (a worker
         ends its running job before it exits)."""
-        for proc in reversed(self.procs.values()):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(self.procs.values()):
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        workers = [p for n, p in self.procs.items() if n != "scheduler"]
+        for group in (workers, [self.procs["scheduler"]]):
+            for proc in group:
+                if proc.poll() is None:
+                    proc.terminate()
+            for proc in group:
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
 
 class Demo:

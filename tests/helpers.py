@@ -109,11 +109,14 @@ def scheduler_address(info: Path, end: float) -> str:
 
 
 def stop_processes(procs) -> None:
-    """Terminate the processes, last started first (workers before their scheduler)."""
-    for proc in reversed(procs):
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """Terminate the workers, then, once they are gone, their scheduler (the first process): a
+    worker whose scheduler stops while the worker is closing waits about 20 s for it."""
+    for group in (procs[1:], procs[:1]):
+        for proc in group:
+            proc.terminate()
+        for proc in group:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
