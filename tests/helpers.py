@@ -109,14 +109,5 @@ def scheduler_address(info: Path, end: float) -> str:
 
 
 def stop_processes(procs) -> None:
-    """Terminate the workers, then, once they are gone, their scheduler (the first process): a
-    worker whose scheduler stops while the worker is closing waits about 20 s for it."""
-    for group in (procs[1:], procs[:1]):
-        for proc in group:
-            proc.terminate()
-        for proc in group:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    """Stop the workers, then their scheduler (the first process), as the demo script does."""
+    script("cluster_demo").stop_in_turn([procs[1:], procs[:1]], timeout=20)
