@@ -46,13 +46,21 @@ def say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def _die_with_parent() -> None:
-    """In a child, before it runs: SIGKILL when this demo's process ends (Linux), so that not
-    even a SIGKILL of the demo leaves a scheduler or worker behind."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+def _parent_death_signal():
+    """A child's ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (Linux), looked up here in the parent:
+    the child, forked from a process with threads, then calls it without dlopen or an import
+    (either could wait for a lock another thread held at the fork)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+# In a child, before it runs: SIGKILL when this process ends, so that not even a SIGKILL of the
+# demo leaves a scheduler or worker behind.
+_DIE_WITH_PARENT = _parent_death_signal()
 
 
 def spawn(command: list[str], log: Path | None = None) -> subprocess.Popen:
@@ -62,7 +70,7 @@ def spawn(command: list[str], log: Path | None = None) -> subprocess.Popen:
     try:
         return subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=out,
                                 stderr=subprocess.STDOUT if log is not None else subprocess.PIPE,
-                                start_new_session=True, preexec_fn=_die_with_parent)
+                                start_new_session=True, preexec_fn=_DIE_WITH_PARENT)
     finally:
         if log is not None:
             out.close()
@@ -124,11 +132,11 @@ class Cluster:
         self.procs[name].kill()
         self.procs[name].wait()
 
-    def close(self) -> None:
-        """Terminate the workers, then the scheduler; kill any still there 5 s later (a worker
-        ends its running job before it exits)."""
+    def close(self, timeout: float = 5) -> None:
+        """Terminate the workers, then the scheduler; kill any still there ``timeout`` seconds
+        later (a worker ends its running job before it exits)."""
         workers = [p for n, p in self.procs.items() if n != "scheduler"]
-        stop_in_turn([workers, [self.procs["scheduler"]]], timeout=5)
+        stop_in_turn([workers, [self.procs["scheduler"]]], timeout)
 
 
 class Demo:

@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import errno
 import importlib.util
-import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
-DASK = Path(sys.executable).with_name("dask")
 
 # Markup and script for every free text field of a tree file: none of it may run or show as markup.
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">&amp;'
@@ -70,44 +64,18 @@ class HalfWriter:
 
 # --- a real Dask cluster: a `dask scheduler` and `dask worker` processes on 127.0.0.1 -----------
 def start_cluster(folder: Path, workers: int = 2):
-    """A scheduler on a free port of 127.0.0.1 and ``workers`` single-threaded workers, each
-    its own process (no nanny, so that killing one loses it for good). The workers import this
-    checkout's code (``ROOT`` first on their path), whatever the environment has installed.
-    Returns (the scheduler's address, [scheduler, worker, ...] processes)."""
-    info = folder / "scheduler.json"
-    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                               "--no-dashboard", "--scheduler-file", str(info)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    """The demo script's cluster (scripts/cluster_demo.Cluster): a scheduler and ``workers``
+    single-threaded workers without a nanny (killing one loses it for good), named w1, w2, ...,
+    their logs in ``folder``; they import this checkout's code. Stop it with ``stop_cluster``."""
+    cluster = script("cluster_demo").Cluster(folder)
     try:
-        address = scheduler_address(info, time.monotonic() + 60)
-        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-        for _ in range(workers):
-            procs.append(subprocess.Popen(
-                [str(DASK), "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
-                cwd=ROOT, env={**os.environ, "PYTHONPATH": path},
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        from distributed import Client
-
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(workers, timeout=120)
+        cluster.add_workers([f"w{i}" for i in range(1, workers + 1)])
     except BaseException:
-        stop_processes(procs)
+        stop_cluster(cluster)
         raise
-    return address, procs
+    return cluster
 
 
-def scheduler_address(info: Path, end: float) -> str:
-    """The address in the scheduler's file, once the file is whole: Dask writes it in place, so
-    it can exist and still be empty or cut short for a moment."""
-    while True:
-        try:
-            return json.loads(info.read_text())["address"]
-        except (OSError, ValueError, KeyError):
-            if time.monotonic() >= end:
-                raise
-            time.sleep(0.1)
-
-
-def stop_processes(procs) -> None:
-    """Stop the workers, then their scheduler (the first process), as the demo script does."""
-    script("cluster_demo").stop_in_turn([procs[1:], procs[:1]], timeout=20)
+def stop_cluster(cluster) -> None:
+    """The workers, then their scheduler; a worker ends its running job first (up to 20 s)."""
+    cluster.close(timeout=20)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import ROOT, start_cluster, stop_processes
+from helpers import ROOT, start_cluster, stop_cluster
 from oracle import plain_optimum
 
 from optimizer.games import parse_game
@@ -32,9 +32,9 @@ from optimizer.tree import replay
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    address, procs = start_cluster(tmp_path_factory.mktemp("dask"))
-    yield address
-    stop_processes(procs)
+    cluster = start_cluster(tmp_path_factory.mktemp("dask"))
+    yield cluster.address
+    stop_cluster(cluster)
 
 
 @pytest.fixture
@@ -344,19 +344,19 @@ def test_the_screened_height_search_takes_classes_in_order(cluster, split_everyt
 def test_a_lost_worker_does_not_change_the_answer(tmp_path):
     """One of two workers is killed while the search runs: its jobs go to the other one and the
     least total is still the right one."""
-    address, procs = start_cluster(tmp_path)
+    cluster = start_cluster(tmp_path)
     try:
         game = parse_game("moo:10,11,12")
-        with Search(Request(game, scheduler=address)) as search:
+        with Search(Request(game, scheduler=cluster.address)) as search:
             search.ready()
-            timer = threading.Timer(1.0, procs[1].kill)
+            timer = threading.Timer(1.0, cluster.procs["w1"].kill)
             timer.start()
             out = search.min_total(game.n_codes)
             timer.join()
-        assert procs[1].poll() is not None  # the worker was killed during the search
+        assert cluster.procs["w1"].poll() is not None  # killed during the search
         assert out.optimal and out.value == 5283
     finally:
-        stop_processes(procs)
+        stop_cluster(cluster)
 
 
 def _workers_of(pid: int) -> list[int]:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, start_cluster, stop_processes
+from helpers import ROOT, start_cluster, stop_cluster
 
 GAME, TOTAL, CODES = "mastermind:4x7", 11228, 2401  # Ville (2013): 4.676 on average
 
@@ -89,7 +89,8 @@ def _tree(path: Path) -> dict:
 
 @pytest.mark.cluster
 def test_a_shared_search_killed_merged_and_short_of_a_worker_gives_one_result(tmp_path):
-    address, procs = start_cluster(tmp_path, workers=2)
+    cluster = start_cluster(tmp_path, workers=2)
+    address = cluster.address
     try:
         # The uninterrupted run, on its own checkpoint.
         _run(_build(address, tmp_path / "fresh.json", tmp_path / "fresh-tree.json"))
@@ -159,14 +160,14 @@ def test_a_shared_search_killed_merged_and_short_of_a_worker_gives_one_result(tm
         proc = _start(_build(address, lost, tmp_path / "lost-tree.json"))
         _when(proc, lambda: "incumbent" in _facts(lost), "the search's start")
         time.sleep(0.2)  # the first class's jobs on both workers
-        procs[2].kill()
-        assert procs[2].wait() == -signal.SIGKILL and proc.poll() is None
+        cluster.procs["w2"].kill()
+        assert cluster.procs["w2"].wait() == -signal.SIGKILL and proc.poll() is None
         _finish(proc)
         alone = _tree(tmp_path / "lost-tree.json")
         assert alone["optimal"] and alone["total"] == TOTAL
         assert alone["meta"]["total_search"]["classes_searched"] == 4
     finally:
-        stop_processes(procs)
+        stop_cluster(cluster)
 
 
 @pytest.mark.parametrize("claimed,holds", [(2433, True), (2463, True), (2464, False)])
