@@ -483,6 +483,10 @@ def test_a_node_searched_slice_by_slice_equals_the_whole(spec, mode):
         values = [solver.min_total(part, h + 1, path=path, bmax=branching, only=[g])[0]
                   for _, g in ranked]
         assert min(values) == total(key, h + 1)
+        guesses = [g for _, g in ranked]  # several at once, in any order: the least of them
+        for order in (guesses[::-1], guesses[1::2] + guesses[::2]):
+            value = solver.min_total(part, h + 1, path=path, bmax=branching, only=order)[0]
+            assert value == min(values)
 
 
 def test_cut_off_returns_a_lower_bound():

@@ -203,6 +203,21 @@ def test_hard_mode_keeps_the_hints_by_the_plain_rule():
     assert not tree.replayed.defects
 
 
+@pytest.mark.parametrize("objective", ["total", "height", "height,total"])
+def test_hard_mode_never_merges_guesses_that_split_alike(objective):
+    """xqy and xay split the answers alike, but xay's green a forbids chm below it, the guess
+    that then tells bat, cat, hat and mat apart: xqy is the only best opening (total 21), and a
+    search that took the two for one said 22."""
+    game = word_game(["bat", "cat", "hat", "mat", "vxx", "xxx", "yxx", "zxx"],
+                     ["chm", "xay", "xqy"])
+    height, total, total_at_height = plain_optimum(game, "hard")
+    assert (height, total, total_at_height) == (3, 21, 21)
+    tree = build(Request(game, objective=objective, guesses="hard"))
+    assert tree.optimal and not tree.replayed.defects
+    got = tree.replayed.height if objective == "height" else tree.replayed.total
+    assert got == {"height": height, "total": total, "height,total": total_at_height}[objective]
+
+
 def test_hard_mode_is_refused_where_the_game_has_none():
     from optimizer.games import GameError, parse_game
 

@@ -210,9 +210,9 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     """The exact least total (int64) of cands within d guesses when below beta, a guess
     achieving it in run.out[0]; otherwise a proven lower bound >= beta (run.out[0] = -1). bmax
     bounds the non-winning answers any guess gets on cands (inherited from the parent).
-    ``only``: when not empty, search just these guesses (in rank_total's order, bmax
-    being the node's branching): the answer is then about trees opening with one of them, and
-    is not stored."""
+    ``only``: when not empty, search just these guesses (bmax being the node's branching), in
+    the order of their bounds: the answer is then about trees opening with one of them, and is
+    not stored."""
     n = cands.shape[0]
     run.stats[ST_NODES] += 1
     run.out[0] = -1
@@ -269,9 +269,11 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
                     store(table, h1, h2, meta, lb0, INF, np.int64(-1))
                 return lb0
     else:
-        ranked, branching, lb_min = only, bmax, INF
+        branching, lb_min = bmax, INF
         bound = score_pool(problem, run, only, cands, LB[bmax], dc)[2].copy()
         bound += bounds.guess_cost * n
+        order = stable_order(bound)  # the loop below stops at the first bound reaching best
+        ranked, bound = only[order], bound[order]
         small = np.zeros(only.shape[0], dtype=np.bool_)
     buf = np.empty(n, dtype=cands.dtype)
     starts = np.empty(problem.nf, dtype=np.int64)
