@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 from helpers import script
-from oracle import plain_optimum, plain_values
+from oracle import plain_optimum, plain_values, useful_parts
 
 from optimizer.games import parse_game
 from optimizer.kernels import bundles as B
@@ -487,6 +487,35 @@ def test_a_node_searched_slice_by_slice_equals_the_whole(spec, mode):
         for order in (guesses[::-1], guesses[1::2] + guesses[::2]):
             value = solver.min_total(part, h + 1, path=path, bmax=branching, only=order)[0]
             assert value == min(values)
+
+
+@pytest.mark.parametrize("spec,mode", [("mastermind:3x3", "any"), ("bulls-cows:3x5", "consistent"),
+                                       ("battleship:2x4x2", "any")])
+def test_trees_opening_with_a_given_guess_on_the_smallest_parts(spec, mode):
+    """min_total(only=[g]) on parts of one or two candidates is the cost of opening with g, not
+    the part's own least cost: a code that is no candidate costs a guess more."""
+    game = parse_game(spec)
+    _, total = plain_values(game, mode)
+    matrix = game.feedback_matrix()
+    solver = NodeSolver(game, mode, table_bits=14)
+    root, depth, checked = solver.root(), 4, set()
+    for first in range(game.n_codes):
+        for part in game.parts(first, root).values():
+            if len(part) > 2:
+                continue
+            key = frozenset(int(c) for c in part)
+            for g in sorted(key) if mode == "consistent" else range(game.n_codes):
+                parts = useful_parts(matrix, g, key)
+                if parts is not None:
+                    want = len(key) + sum(total(frozenset(p), depth - 1) for p in parts.values())
+                elif len(key) == 1:
+                    want = 2  # g tells nothing; the candidate next
+                else:
+                    continue
+                got = solver.min_total(part, depth, path=[first], only=[g])[0]
+                assert got == want, (game.format_code(first), sorted(key), g)
+                checked.add((len(key), g in key))
+    assert checked == {(1, True), (1, False), (2, True), (2, False)} or mode == "consistent"
 
 
 def test_cut_off_returns_a_lower_bound():

@@ -96,6 +96,15 @@ def _single(bounds, d):
 
 
 @njit(cache=True, nogil=True)
+def _holds(codes, code):
+    """Whether ``code`` is one of ``codes`` ((k,) int32)."""
+    for c in codes:
+        if c == code:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def part_weight(size):
     """A part's weight in sharing out a refutation: its size (the gap between a part's bound and
     its value grows with it); parts of one or two candidates are exact at their bound."""
@@ -218,10 +227,14 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     run.out[0] = -1
     if table.stop[0] != 0:
         return INF
+    whole = only.shape[0] == 0
     if n == 1:
-        if d >= 1:
+        if d >= 1 and (whole or _holds(only, cands[0])):
             run.out[0] = cands[0]
             return _single(bounds, d)
+        if d >= 2 and not whole:  # another code first (tells nothing), then the candidate
+            run.out[0] = only[0]
+            return bounds.guess_cost + _single(bounds, d - 1)
         return INF
     if d > n and bounds.last_cost == 0:
         d = n  # no tree of n secrets needs more than n guesses: one table entry for all d
@@ -229,13 +242,12 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
     if d <= 1 or n > M[bmax, min(d, DCAP)]:
         return INF
     opts = run.opts
-    if n == 2 and opts & OPT_SMALL:  # guess one: the other is solved next
+    if n == 2 and opts & OPT_SMALL and whole:  # guess one: the other is solved next
         run.out[0] = cands[0]
         return bounds.guess_cost * 3 + bounds.last_cost * (d == 2)
     lb0 = LB[bmax, n, min(d, DCAP)]
     if lb0 >= beta:
         return lb0
-    whole = only.shape[0] == 0
     tt = (opts & OPT_TT) != 0 and whole
     h1, h2 = node_hash(problem, table, cands, path, plen)
     meta = (np.int64(n) << 20) + d
