@@ -131,7 +131,9 @@ def other_guesses(problem, orbits, run, cands, path, plen):
     outside = np.ones(all_codes.shape[0], dtype=np.bool_)
     for c in cands:
         outside[c] = False
-    if orbits.dead_ok and (opts & OPT_DEAD):  # digit games only: codes hold symbols
+    # Digit games only (codes hold symbols), and never in hard mode: the patterns are not
+    # filtered by the hints below (no digit game has a hard mode today).
+    if orbits.dead_ok and (opts & OPT_DEAD) and not problem.hard:
         live = _live_symbols(orbits, cands)
         if not live.all():
             out = np.empty(reps.shape[0], dtype=all_codes.dtype)
