@@ -236,8 +236,9 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
             run.out[0] = only[0]
             return bounds.guess_cost + _single(bounds, d - 1)
         return INF
-    if d > n and bounds.last_cost == 0:
-        d = n  # no tree of n secrets needs more than n guesses: one table entry for all d
+    top = n if whole else n + 1  # n + 1: trees opening with a code that tells nothing
+    if d > top and bounds.last_cost == 0:
+        d = top  # no tree of n secrets needs more than n guesses: one table entry for all d
     M, LB = bounds.M, bounds.LB
     if d <= 1 or n > M[bmax, min(d, DCAP)]:
         return INF
