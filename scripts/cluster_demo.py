@@ -76,22 +76,6 @@ def spawn(command: list[str], log: Path | None = None) -> subprocess.Popen:
             out.close()
 
 
-def stop_in_turn(groups: list[list[subprocess.Popen]], timeout: float) -> None:
-    """Terminate each group of processes and wait until it is gone before the next (a dask
-    worker whose scheduler stops while the worker closes waits about 20 s for it); kill any
-    process still there ``timeout`` seconds on."""
-    for group in groups:
-        for proc in group:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in group:
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
 class Cluster:
     """A scheduler on a free port of 127.0.0.1 and single-threaded workers without a nanny (a
     worker killed stays lost), each its own process; their logs in ``folder``."""
@@ -133,10 +117,20 @@ class Cluster:
         self.procs[name].wait()
 
     def close(self, timeout: float = 5) -> None:
-        """Terminate the workers, then the scheduler; kill any still there ``timeout`` seconds
-        later (a worker ends its running job before it exits)."""
+        """Terminate the workers, then, once they are gone, the scheduler (a dask worker whose
+        scheduler stops while it closes waits about 20 s for it); kill any still there
+        ``timeout`` seconds later (a worker ends its running job before it exits)."""
         workers = [p for n, p in self.procs.items() if n != "scheduler"]
-        stop_in_turn([workers, [self.procs["scheduler"]]], timeout)
+        for group in (workers, [self.procs["scheduler"]]):
+            for proc in group:
+                if proc.poll() is None:
+                    proc.terminate()
+            for proc in group:
+                try:
+                    proc.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
 
 class Demo:
