@@ -24,7 +24,8 @@ equality (partition.py):
   guess leaving only such parts is exact at once.
 - Null-window probes (OPT_PROBE): before a guess's parts are solved exactly, each is asked "is
   your value exactly your lower bound?" (a search with beta = bound + 1, cheap); every raised
-  bound may refute the guess before any part is solved in full.
+  bound may refute the guess before any part is solved in full, and a part found exact at its
+  bound is left out of the shares below.
 - Shares (OPT_SHARES): then each part not yet exact is asked for part of what the parts still
   miss to reach the cut-off (half its share by size, the last part all of it), pass after pass,
   rather than the first part for all of it: a part asked for all of it is usually solved
@@ -319,6 +320,9 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
             continue
         path[plen] = g
         cut = False
+        m = ids.shape[0]
+        exact = np.zeros(m, dtype=np.bool_)
+        left = m
         if opts & OPT_PROBE:
             for i in range(ids.shape[0]):
                 f = ids[i]
@@ -327,6 +331,9 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
                 sub = buf[starts[f]:starts[f] + sizes[f]]
                 v = min_total(problem, orbits, bounds, table, run, sub, d - 1, part_lb[i] + 1,
                               branching, path, plen + 1, only[:0])
+                if v <= part_lb[i]:  # exact at its bound: the passes below skip it
+                    exact[i] = True
+                    left -= 1
                 rest += v - part_lb[i]
                 part_lb[i] = v
                 if own + rest >= best:
@@ -339,10 +346,7 @@ def min_total(problem, orbits, bounds, table, run, cands, d, beta, bmax, path, p
         # Raise the parts' bounds until they sum to best (the guess is refuted) or every part
         # is exact (the guess is better): each search asks a part for its share of what is
         # still missing, so a refutation rarely needs any part's exact value.
-        m = ids.shape[0]
-        exact = np.zeros(m, dtype=np.bool_)
         need = best - own - rest
-        left = m
         while need > 0 and left > 0:
             w_left = np.int64(0)  # the weight of the parts not yet exact nor visited this pass
             for i in range(m):
