@@ -9,6 +9,15 @@ two revisions compare by running this script with each one's tree in turn.
                                                                    # of the least total
     python scripts/bench_class.py battleship --best 22856 --first "A2 D4 E2" \
         --facts trees/battleship-4x8x3.checkpoint.json   # as a resumed run meets the class
+    python scripts/bench_class.py battleship --best 22856 --sample 16 --record \
+        --checkpoint trees/battleship-4x8x3.checkpoint.json  # the work left, from a sample
+
+--sample draws classes at random among those the checkpoint leaves below the cut-off: their
+mean cost, times the classes left, estimates the work left without the bias of the run's own
+pace (a run takes the classes in a fixed order, and the mean of those settled so far need not
+be that of the rest). --record writes what each class proves into the --checkpoint file, with
+the CPU seconds spent, as a run would (a run on the same file meanwhile is safe: each write
+merges the other's facts), so that the sample's work is not lost.
 
 Prints, per class: its value (exact, or a bound proven >= the cut-off), seconds, CPU seconds
 of this process (its worker threads), nodes of the finished jobs; the kernels are loaded, and
@@ -22,6 +31,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from optimizer.formats.checkpoint import Checkpoint
 from optimizer.formats.checkpoint_fields import read_json
@@ -47,11 +58,18 @@ def main() -> None:
                              "file)")
     parser.add_argument("--limit", type=float, help="seconds per class, at most")
     parser.add_argument("--workers", type=int, help="as moo's --workers (default: as moo chooses)")
+    parser.add_argument("--sample", type=int, metavar="K",
+                        help="K classes drawn at random among those the checkpoint leaves open "
+                             "(--checkpoint or --facts), and the work left estimated from them")
+    parser.add_argument("--seed", type=int, default=0, help="of --sample's draw")
+    parser.add_argument("--record", action="store_true",
+                        help="write what each class proves into the --checkpoint file")
     parser.add_argument("--facts", metavar="FILE",
                         help="a checkpoint each class starts from, as a resumed run would: read "
                              "afresh for each class, so that every class (and each revision "
                              "compared) meets the same facts; never written")
     args = parser.parse_args()
+    check_args(parser, args)
     game = parse_game(args.game)
     solver = NodeSolver(game, "any")
     solver.warm_up(("total",))
@@ -63,38 +81,94 @@ def main() -> None:
         best = int(best * search.min_total(depth).value)
     best = int(best)
     classes = {g: parts for g, parts in search.root_classes()}
-    chosen = [game.parse_code(text) for text in args.first]
-    if args.list:
+    log = None
+    if args.checkpoint or args.facts:
+        log = (Checkpoint(args.checkpoint, game, "any") if args.checkpoint else
+               Checkpoint(None, game, "any", data=read_json(Path(args.facts))))
+    bounds = {}
+    if args.list or args.sample:
+        if log is None and args.sample:
+            parser.error("--sample draws among the classes a checkpoint leaves: give "
+                         "--checkpoint or --facts")
         bounds = {g: b for b, g, _ in search.first_classes(depth)}
-        if args.checkpoint or args.facts:
-            log = (Checkpoint(args.checkpoint, game, "any") if args.checkpoint else
-                   Checkpoint(None, game, "any", data=read_json(Path(args.facts))))
+        if log is not None:
             bounds = {g: max(b, log.total_lower_bound("total", g, depth))
                       for g, b in bounds.items()}
-        chosen += sorted((g for g in bounds if bounds[g] < best and g not in chosen),
-                         key=lambda g: bounds[g])[:args.list]
+    chosen = [game.parse_code(text) for text in args.first]
+    open_ = sorted(g for g in bounds if bounds[g] < best and g not in chosen)
+    if args.list:
+        chosen += sorted(open_, key=lambda g: bounds[g])[:args.list]
+    if args.sample:
+        draw = np.random.default_rng(args.seed).permutation(len(open_))[:args.sample]
+        chosen += [open_[i] for i in sorted(draw)]
     chosen = chosen or sorted(classes)
     print(f"{args.game}: {len(chosen)} classes against {best}, engine {engine.where}, "
           f"{os.cpu_count()} cores; optimizer in {Path(sys.modules['optimizer'].__file__).parent}",
           flush=True)
-    total_seconds = 0.0
+    if args.record:
+        search.checkpoint = log
+    total_seconds, cpus, stopped, drawn_best = 0.0, [], 0, best
     for guess in chosen:
         if args.facts:
             search.checkpoint = Checkpoint(None, game, "any", data=read_json(Path(args.facts)))
         search.deadline = None if args.limit is None else time.monotonic() + args.limit
         nodes, start, cpu = search.nodes, time.perf_counter(), time.process_time()
+        settled = False
         try:
             value, root = search.class_total(guess, classes[guess], depth, best)
             what = f"{'exact' if root is not None else 'at least'} {value}"
+            settled = True
         except TimeoutError:
             what = "stopped"
+            stopped += 1
         seconds = time.perf_counter() - start
         total_seconds += seconds
+        cpus.append(time.process_time() - cpu)
         print(f"{game.format_code(guess)}: {what}, {seconds:.2f} s, "
-              f"{time.process_time() - cpu:.1f} CPU s, {search.nodes - nodes} nodes", flush=True)
+              f"{cpus[-1]:.1f} CPU s, {search.nodes - nodes} nodes", flush=True)
+        if args.record:
+            if settled:
+                best = record(log, guess, depth, best, value, root)
+            log.record_spent("total", depth, cpus[-1], int(settled))
+            log.flush()
     print(f"all: {total_seconds:.2f} s", flush=True)
+    if args.sample:
+        print(estimate(len(open_), cpus, drawn_best, args.seed, stopped), flush=True)
     engine.close()
 
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.record and not args.checkpoint:
+        parser.error("--record writes into the --checkpoint file: give one")
+    if args.record and args.facts:
+        parser.error("--record writes the classes' facts into --checkpoint, which --facts "
+                     "would hide: give one of them")
+
+
+def record(log: Checkpoint, guess: int, depth: int, best: int, value: int, root) -> int:
+    """A settled class into the checkpoint, as a run records it; the cost to beat after it (a
+    class below ``best`` is the better tree)."""
+    if root is not None and value < best:
+        log.record_incumbent("total", depth, value, root)
+        best = value
+    log.record_total("total", guess, depth, value, exact=root is not None)
+    return best
+
+
+def estimate(left: int, cpus: list[float], best: int, seed: int, stopped: int) -> str:
+    """The work left: the classes open when drawn times the sample's mean CPU seconds, with a
+    90% bootstrap interval of that mean (a class's cost varies a hundredfold). A class stopped
+    by --limit counts what it spent, so the estimate is then low."""
+    sample = np.array(cpus)
+    means = np.random.default_rng(seed).choice(sample, (10_000, len(sample))).mean(axis=1)
+    low, high = np.percentile(means, [5, 95])
+    hours = left / 3600
+    return (f"left: {left} classes below {best} when drawn; the mean of {len(sample)} drawn at "
+            f"random: {sample.mean():.1f} CPU s a class (90% bootstrap interval {low:.1f}-"
+            f"{high:.1f}), so about {sample.mean() * hours:.1f} core-hours "
+            f"({low * hours:.1f}-{high * hours:.1f})"
+            + (f"; {stopped} stopped by --limit, counted at what they spent: more" if stopped
+               else ""))
 
 if __name__ == "__main__":
     main()

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
+from helpers import script
 from oracle import plain_values
 
 from optimizer.cli import main as moo
@@ -245,6 +246,29 @@ def test_total_facts_are_true(tmp_path):
             assert value == entry["exact"]
         else:
             assert value >= entry["at_least"]
+
+
+def test_a_sample_of_classes_is_recorded_and_estimates_the_rest(tmp_path, monkeypatch, capsys):
+    """scripts/bench_class.py --sample --record: the classes drawn are settled into the file
+    with true facts (and the better tree one of them holds), the others are left alone, and
+    the work left is estimated from the sample."""
+    game = parse_game(TOTAL_SPEC)
+    path = tmp_path / "cp.json"
+    monkeypatch.setattr(sys, "argv", [
+        "bench_class.py", TOTAL_SPEC, "--best", "80", "--sample", "2", "--seed", "3",
+        "--record", "--checkpoint", str(path), "--workers", "1"])
+    script("bench_class").main()
+    out = capsys.readouterr().out
+    facts = Checkpoint(path, game, "any").totals["total", game.n_codes]
+    drawn = [line.split(":")[0] for line in out.splitlines()[1:3]]
+    assert sorted(game.format_code(g) for g in facts.classes) == sorted(drawn)
+    values = []
+    for guess, entry in facts.classes.items():
+        values.append(_opening_values(TOTAL_SPEC, guess, game.n_codes)[1])
+        assert values[-1] == entry["exact"] if "exact" in entry else values[-1] >= entry["at_least"]
+    assert facts.incumbent[0] == min(values) < 80
+    assert sum(e["classes"] for e in facts.spent.values()) == 2
+    assert "left: 3 classes below 80 when drawn; the mean of 2 drawn at random:" in out
 
 
 def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
