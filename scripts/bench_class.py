@@ -95,19 +95,22 @@ def main() -> None:
             bounds = {g: max(b, log.total_lower_bound("total", g, depth))
                       for g, b in bounds.items()}
     chosen = [game.parse_code(text) for text in args.first]
-    open_ = sorted(g for g in bounds if bounds[g] < best and g not in chosen)
+    open_ = sorted(g for g in bounds if bounds[g] < best)
     if args.list:
-        chosen += sorted(open_, key=lambda g: bounds[g])[:args.list]
-    if args.sample:
-        draw = np.random.default_rng(args.seed).permutation(len(open_))[:args.sample]
-        chosen += [open_[i] for i in sorted(draw)]
+        chosen += sorted((g for g in open_ if g not in chosen), key=lambda g: bounds[g])[:args.list]
+    drawn = set()
+    if args.sample:  # among the open classes not chosen otherwise: the estimate's are only these
+        pool = [g for g in open_ if g not in chosen]
+        draw = np.random.default_rng(args.seed).permutation(len(pool))[:args.sample]
+        drawn = {pool[i] for i in draw}
+        chosen += sorted(drawn)
     chosen = chosen or sorted(classes)
     print(f"{args.game}: {len(chosen)} classes against {best}, engine {engine.where}, "
           f"{os.cpu_count()} cores; optimizer in {Path(sys.modules['optimizer'].__file__).parent}",
           flush=True)
     if args.record:
         search.checkpoint = log
-    total_seconds, cpus, stopped, drawn_best = 0.0, [], 0, best
+    total_seconds, cpus, drawn_best = 0.0, {}, best
     for guess in chosen:
         if args.facts:
             search.checkpoint = Checkpoint(None, game, "any", data=read_json(Path(args.facts)))
@@ -120,20 +123,20 @@ def main() -> None:
             settled = True
         except TimeoutError:
             what = "stopped"
-            stopped += 1
         seconds = time.perf_counter() - start
         total_seconds += seconds
-        cpus.append(time.process_time() - cpu)
+        cpus[guess] = (time.process_time() - cpu, settled)
         print(f"{game.format_code(guess)}: {what}, {seconds:.2f} s, "
-              f"{cpus[-1]:.1f} CPU s, {search.nodes - nodes} nodes", flush=True)
+              f"{cpus[guess][0]:.1f} CPU s, {search.nodes - nodes} nodes", flush=True)
         if args.record:
             if settled:
                 best = record(log, guess, depth, best, value, root)
-            log.record_spent("total", depth, cpus[-1], int(settled))
+            log.record_spent("total", depth, cpus[guess][0], int(settled))
             log.flush()
     print(f"all: {total_seconds:.2f} s", flush=True)
-    if args.sample:
-        print(estimate(len(open_), cpus, drawn_best, args.seed, stopped), flush=True)
+    if drawn:
+        print(estimate(len(open_), [cpus[g][0] for g in sorted(drawn)], drawn_best, args.seed,
+                       sum(not cpus[g][1] for g in drawn)), flush=True)
     engine.close()
 
 
