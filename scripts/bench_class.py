@@ -87,9 +87,6 @@ def main() -> None:
                Checkpoint(None, game, "any", data=read_json(Path(args.facts))))
     bounds = {}
     if args.list or args.sample:
-        if log is None and args.sample:
-            parser.error("--sample draws among the classes a checkpoint leaves: give "
-                         "--checkpoint or --facts")
         bounds = {g: b for b, g, _ in search.first_classes(depth)}
         if log is not None:
             bounds = {g: max(b, log.total_lower_bound("total", g, depth))
@@ -141,6 +138,9 @@ def main() -> None:
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.sample and not (args.checkpoint or args.facts):
+        parser.error("--sample draws among the classes a checkpoint leaves: give "
+                     "--checkpoint or --facts")
     if args.record and not args.checkpoint:
         parser.error("--record writes into the --checkpoint file: give one")
     if args.record and args.facts:
@@ -172,6 +172,7 @@ def estimate(left: int, cpus: list[float], best: int, seed: int, stopped: int) -
             f"({low * hours:.1f}-{high * hours:.1f})"
             + (f"; {stopped} stopped by --limit, counted at what they spent: more" if stopped
                else ""))
+
 
 if __name__ == "__main__":
     main()
