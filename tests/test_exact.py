@@ -703,6 +703,20 @@ def test_the_work_left_counts_classes_taken_up_and_not_settled():
     assert pace.left["classes"] == 2
 
 
+def test_the_work_left_leaves_out_classes_another_run_settled_on_file():
+    """Two processes may share a checkpoint (scripts/bench_class.py --sample --record beside a
+    run): a class not yet taken up that the file now says reaches the best is not left."""
+    from optimizer.search import progress
+
+    on_file = {3: 10}  # the fourth class settled by the other process
+    pace = progress.Pace([5, 6, 7, 9, 12], 10, on_file=lambda i: on_file.get(i, 0))
+    pace.update(10, waiting=1, running=0, cpu=20.0)
+    assert pace.left["classes"] == 2  # the 2nd and 3rd
+    on_file[1] = 9  # a bound on file still below the best: the class is left
+    pace.update(10, waiting=2, running=0, cpu=40.0)
+    assert pace.left["classes"] == 1
+
+
 def test_the_pace_starts_from_the_search_cpu_at_its_start():
     """The lookahead bounds' jobs ran before the classes: their time is no class's."""
     from optimizer.search import progress

@@ -4,6 +4,7 @@ bar (best cost in hand, the bound proven, the gap) and the honest estimate of th
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 from ..kernels.bundles import INF
 
@@ -19,7 +20,10 @@ class Pace:
     that an earlier run half searched (part facts) at its whole cost, and a run stopped in a
     long class still counts what it spent there: one run's own mean said 3.8 core-hours for
     Battleship after settling one half-searched class in 7 minutes, where 35- and 18-minute
-    runs had said 84 and 57. ``left`` is None while no class is settled on record. Once the run
+    runs had said 84 and 57. ``on_file(index)``: what the checkpoint now says class ``index``
+    costs at least (0: nothing), so that classes another process sharing the file settled
+    meanwhile are not counted as left (one run wrote 715 left where 655 were). ``left`` is None
+    while no class is settled on record. Once the run
     has settled ``own_after`` classes, the bar shows its own pace's hours beside: the classes
     left are not like those before (Battleship's --gap 1 runs took 32, 64, 69, 61, then 94
     CPU seconds a class, while the mean of the first four said 51)."""
@@ -27,8 +31,9 @@ class Pace:
     own_after = 10
 
     def __init__(self, bounds: list[int], best: int, cpu: float = 0.0,
-                 before: tuple[float, int, int] = (0.0, 0, 1)):
-        self.bounds, self.best, self.before = bounds, best, before
+                 before: tuple[float, int, int] = (0.0, 0, 1),
+                 on_file: Callable[[int], int] | None = None):
+        self.bounds, self.best, self.before, self.on_file = bounds, best, before, on_file
         self.start = self.cpu = self.told = cpu  # the search's CPU seconds at the start (the
         # lookahead bounds' jobs ran before: no class's), now, and when last taken (``spent``)
         self.classes = self.told_classes = 0  # settled by this run
@@ -48,7 +53,9 @@ class Pace:
         settled_all += self.classes
         if not settled_all:
             return ""
-        classes = max(0, bisect.bisect_left(self.bounds, best) - waiting) + running
+        below = range(waiting, bisect.bisect_left(self.bounds, best))
+        classes = running + (len(below) if self.on_file is None else
+                             sum(1 for index in below if self.on_file(index) < best))
         each = cpu_all / settled_all
         hours = classes * each / 3600
         self.left = {"classes": classes, "core_hours": round(hours, 2),

@@ -78,9 +78,11 @@ class TotalSearch(RootSearch):
         self.board = Board(bar, self.shown, proven, best,
                            out.value if out.root is not None else None)
         goal = self.goal(best)
+        guesses = [c[1] for c in classes]
         pace = Pace([c[0] for c in classes], goal, self.spent(),  # sorted above
                     log.spent_so_far(self.cost, depth, self._kind(goal)) if log is not None
-                    else (0.0, 0, 1))
+                    else (0.0, 0, 1), None if log is None else
+                    lambda i: log.total_lower_bound(self.cost, guesses[i], depth))
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
