@@ -11,6 +11,8 @@ two revisions compare by running this script with each one's tree in turn.
         --facts trees/battleship-4x8x3.checkpoint.json   # as a resumed run meets the class
     python scripts/bench_class.py battleship --best 22856 --sample 16 --record \
         --checkpoint trees/battleship-4x8x3.checkpoint.json  # the work left, from a sample
+    python scripts/bench_class.py battleship --best 22856 --list 4 --table-bits 24 \
+        --facts trees/battleship-4x8x3.checkpoint.json   # the classes with larger tables
 
 --sample draws classes at random among those the checkpoint leaves below the cut-off: their
 mean cost, times the classes left, estimates the work left without the bias of the run's own
@@ -58,6 +60,7 @@ def main() -> None:
                              "file)")
     parser.add_argument("--limit", type=float, help="seconds per class, at most")
     parser.add_argument("--workers", type=int, help="as moo's --workers (default: as moo chooses)")
+    parser.add_argument("--table-bits", type=int, help="as moo build's --table-bits")
     parser.add_argument("--sample", type=int, metavar="K",
                         help="K classes drawn at random among those the checkpoint leaves open "
                              "(--checkpoint or --facts), and the work left estimated from them")
@@ -71,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     check_args(parser, args)
     game = parse_game(args.game)
-    solver = NodeSolver(game, "any")
+    solver = NodeSolver(game, "any", table_bits=args.table_bits)
     solver.warm_up(("total",))
     engine = open_engine(solver, args.workers)
     search = TotalSearch(solver, engine)
@@ -102,8 +105,9 @@ def main() -> None:
         drawn = {pool[i] for i in draw}
         chosen += sorted(drawn)
     chosen = chosen or sorted(classes)
-    print(f"{args.game}: {len(chosen)} classes against {best}, engine {engine.where}, "
-          f"{os.cpu_count()} cores; optimizer in {Path(sys.modules['optimizer'].__file__).parent}",
+    where = Path(sys.modules["optimizer"].__file__).parent
+    print(f"{args.game}: {len(chosen)} classes against {best}, engine {engine.where}, tables "
+          f"of 2^{solver.key.table_bits} slots, {os.cpu_count()} cores; optimizer in {where}",
           flush=True)
     if args.record:
         search.checkpoint = log

@@ -75,6 +75,29 @@ def test_a_cluster_finds_the_optima_of_the_plain_search(spec, mode, cluster, spl
     assert tree.optimal and replay(tree).total == limited
 
 
+@pytest.mark.cluster
+@pytest.mark.parametrize("where", ["threads", "cluster"])
+def test_the_table_size_asked_is_that_of_every_worker_s_tables(where, cluster, monkeypatch):
+    """--table-bits (Request.table_bits) reaches the tables of the search's solver and of each
+    worker's, a thread's or a cluster process's (built from the solver's key), and the search
+    finds the plain optimum with them."""
+    from optimizer.search import engine
+
+    monkeypatch.setattr(engine, "cores", lambda: 2)  # two threads, on any machine
+    monkeypatch.setattr(engine, "parallel_pays", lambda solver: True)
+    game = parse_game("mastermind:3x3")
+    _, total, _ = plain_optimum(game, "any")
+    where = {"scheduler": cluster} if where == "cluster" else {"workers": None}
+    with Search(Request(game, objective="total", table_bits=17, **where)) as search:
+        assert search.solver.total_table.keys.shape[0] == 1 << 17
+        assert search.engine.workers == 2 or where == {"scheduler": cluster}
+        jobs = [search.engine.submit(getattr, "total_table") for _ in range(4)]
+        for job in jobs:
+            assert job.result().keys.shape[0] == 1 << 17
+        out = search.min_total(game.n_codes)
+        assert out.optimal and out.value == total
+
+
 @pytest.mark.parametrize("spec,mode", [("battleship:2x4x2", "any"), ("moo:3,4,5", "consistent")])
 @pytest.mark.cluster
 def test_a_cluster_searches_classes_whole(spec, mode, cluster, monkeypatch):

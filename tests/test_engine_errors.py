@@ -255,6 +255,32 @@ def test_the_worker_limit_counts_the_memory_of_each_worker(monkeypatch):
     assert engine_plan(big, None) == (1, None)  # the default: as many as the memory holds
 
 
+@pytest.mark.parametrize("argv,says", [
+    (["--objective", "total", "--table-bits", "15"], "16 to 28"),
+    (["--objective", "total", "--table-bits", "29"], "16 to 28"),
+    (["--strategy", "first-consistent", "--table-bits", "18"], "apply to exact objectives"),
+])
+def test_table_bits_out_of_range_or_without_a_search_are_refused(argv, says, capsys, tmp_path):
+    status, _, err = run(capsys, "build", "mastermind:2x3", *argv, "-o", str(tmp_path / "t"))
+    assert status == 2 and says in err and "Traceback" not in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_tables_larger_than_the_memory_are_refused_before_any_work(monkeypatch):
+    """--table-bits 26 on a machine with 2 GB free: two tables of 2^26 slots (6 GB) do not fit
+    in one worker; 2^22 slots do, and shrink how many workers the machine holds."""
+    from optimizer.search.request import Request
+
+    monkeypatch.delenv(engine.SCHEDULER_ENV, raising=False)
+    monkeypatch.setattr(engine, "cores", lambda: 64)
+    monkeypatch.setattr(engine, "_memory_available", lambda: 2 << 30)
+    game = parse_game("mastermind:2x3")
+    with pytest.raises(EngineError, match="--table-bits 26: .* needs about 6344 MB, and 2048 MB"):
+        Request(game, objective="total", table_bits=26).check_engine()
+    Request(game, objective="total", table_bits=22).check_engine()
+    assert worker_limit(game, 22)[0] == 3 < worker_limit(game)[0]  # 2048 MB / 584 MB a worker
+
+
 @pytest.mark.parametrize("option", ["--workers", "--lookahead", "--deepest", "--height"])
 @pytest.mark.parametrize("text", ["٣", "３", "1_0", " 3", "3 ", "+3", "-1", "3\n", "", "x",
                                   "9" * 5000])

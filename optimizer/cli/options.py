@@ -66,6 +66,14 @@ def workers(text: str) -> int:
     return whole_number(text, 1, "workers")
 
 
+def table_bits(text: str) -> int:
+    """The size of the transposition tables: 2^N slots, N within search.request.TABLE_BITS."""
+    from ..search.request import TABLE_BITS
+
+    least, most = TABLE_BITS
+    return whole_number(text, least, "table bits", most)
+
+
 def add_search_options(parser: argparse.ArgumentParser) -> None:
     """--time-limit, --workers and --scheduler: how long and where a search runs."""
     parser.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS",

@@ -74,7 +74,7 @@ def open_engine(solver: NodeSolver, workers: int | None = None, scheduler: str |
     time.monotonic() value), within which a cluster's start-up counts. EngineError for settings
     the engine cannot take (``engine_plan``)."""
     asked = workers
-    workers, address = engine_plan(solver.game, workers, scheduler)
+    workers, address = engine_plan(solver.game, workers, scheduler, solver.key.table_bits)
     if address is not None:
         from .dask_engine import Dask  # imports distributed only when it runs
 
@@ -106,18 +106,19 @@ def parallel_pays(solver: NodeSolver) -> bool:
     return min(largest) >= PARALLEL_PART or many
 
 
-def engine_plan(game: Game, workers: int | None = None,
-                scheduler: str | None = None) -> tuple[int, str | None]:
+def engine_plan(game: Game, workers: int | None = None, scheduler: str | None = None,
+                bits: int | None = None) -> tuple[int, str | None]:
     """(workers on this machine: when not given, one per core as the memory holds, the most
     threads open_engine may use; the scheduler's address or None), checked before any work:
     EngineError for an address Dask cannot take (``scheduler_address``) or more workers than
-    this machine holds (``worker_limit``)."""
+    this machine holds (``worker_limit``, each with tables of 2^``bits`` slots: the game's
+    default when None)."""
     if scheduler is not None:
         return 0, scheduler_address(scheduler, "--scheduler")
     named = os.environ.get(SCHEDULER_ENV)
     if named:  # set but empty: not set
         return 0, scheduler_address(named, SCHEDULER_ENV)
-    limit, why = worker_limit(game)
+    limit, why = worker_limit(game, bits)
     if workers is None:
         workers = max(1, min(cores(), limit))
     elif workers > max(limit, 1):
@@ -152,22 +153,37 @@ def scheduler_address(text: str, source: str = "--scheduler") -> str:
     return f"{scheme.lower()}://{host}:{int(port)}"
 
 
-def worker_limit(game: Game) -> tuple[int, str]:
+def worker_limit(game: Game, bits: int | None = None) -> tuple[int, str]:
     """(the most worker processes this machine holds for ``game``, why): WORKERS_PER_CORE per
     core, and no more than the available memory holds at one worker's cost (WORKER_BYTES, the
     answer matrices, two tables). A run past either bound only thrashes or is killed: 24
-    workers on 2 cores took 55 s and 3 GB to start."""
+    workers on 2 cores took 55 s and 3 GB to start. ``bits``: the tables' size (2^bits slots),
+    the game's default (kernels.table.table_bits) when None."""
     count = cores()
     limit = WORKERS_PER_CORE * count
     why = f"{WORKERS_PER_CORE} per core, {count} cores"
-    each = (WORKER_BYTES + 3 * game.n_codes * game.n_secrets
-            + 2 * TABLE_SLOT_BYTES * (1 << table_bits(game.n_secrets)))
+    each = _worker_bytes(game, bits)
     free = _memory_available()
     if free is not None:
         held = free // each
         why += f"; {free >> 20} MB of memory available, about {each >> 20} MB a worker"
         limit = max(1, min(limit, held))  # one: this process alone
     return limit, why
+
+
+def _worker_bytes(game: Game, bits: int | None = None) -> int:
+    """One worker's memory: the process, the answer matrices, two tables (``worker_limit``)."""
+    return (WORKER_BYTES + 3 * game.n_codes * game.n_secrets
+            + 2 * TABLE_SLOT_BYTES * (1 << (bits or table_bits(game.n_secrets))))
+
+
+def check_table_bits(game: Game, bits: int) -> None:
+    """EngineError, before any work, for tables (--table-bits) that one worker cannot hold in
+    the memory available: the search would thrash or be killed once they fill."""
+    free, each = _memory_available(), _worker_bytes(game, bits)
+    if free is not None and each > free:
+        raise EngineError(f"--table-bits {bits}: a worker with tables of 2^{bits} slots needs "
+                          f"about {each >> 20} MB, and {free >> 20} MB of memory are available")
 
 
 def _memory_available() -> int | None:

@@ -59,7 +59,7 @@ class Search:
         if request.checkpoint:
             self.checkpoint = Checkpoint(request.checkpoint, game, self.guesses)
             self.checkpoint.check()
-        self.solver = solver or NodeSolver(game, self.guesses)
+        self.solver = solver or NodeSolver(game, self.guesses, table_bits=request.table_bits)
         self.engine = open_engine(self.solver, request.workers, request.scheduler, self.deadline)
         self._ready: set[str] = set()
         # Facts taken from the checkpoint without checking them, summed over every search of

@@ -13,6 +13,7 @@ from ..games import Game
 from ..games.base import check_guess_mode
 
 GREEDY_DEFAULT = "first-consistent"
+TABLE_BITS = (16, 28)  # what --table-bits may ask: 2^16 to 2^28 slots (48 bytes each, 12 GB)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Request:
     improve: float = 0.0  # seconds spent on a better tree to beat first (rollouts, polish)
     first: str | None = None  # an opening: the best trees that start with this code only
     gap: float = 0.0  # percent: the least total proven within this of the best tree, not exact
+    table_bits: int | None = None  # transposition tables of 2^this slots (None: the game's)
 
     def __post_init__(self):
         check_guess_mode(self.game, self.guesses)
@@ -42,6 +44,9 @@ class Request:
             raise ValueError("--improve must be 0 or more seconds")
         if not 0 <= self.gap <= 100:
             raise ValueError("--gap must be a percentage from 0 to 100")
+        least, most = TABLE_BITS
+        if self.table_bits is not None and not least <= self.table_bits <= most:
+            raise ValueError(f"--table-bits must be {least} to {most}")
         if self.first is not None:
             self.opening()  # GameError for a code the game does not have
             if self.objective is None:
@@ -60,9 +65,9 @@ class Request:
 
     def check_greedy(self) -> None:
         """A greedy build (no objective) refuses the exact search's options."""
-        if self.lookahead or self.improve or self.gap:
-            raise ValueError("--lookahead, --improve and --gap apply to exact objectives "
-                             "(--objective), not to greedy strategies")
+        if self.lookahead or self.improve or self.gap or self.table_bits is not None:
+            raise ValueError("--lookahead, --improve, --gap and --table-bits apply to exact "
+                             "objectives (--objective), not to greedy strategies")
         if self.workers is not None or self.scheduler is not None:
             raise ValueError("--workers and --scheduler apply to exact objectives (--objective): "
                              "a greedy strategy is built in this process")
@@ -72,10 +77,12 @@ class Request:
     def check_engine(self) -> None:
         """EngineError, before any work, for engine settings that cannot run
         (engine.engine_plan: an address Dask cannot take, more workers than this machine
-        holds)."""
-        from .engine import engine_plan
+        holds, tables larger than its memory)."""
+        from .engine import check_table_bits, engine_plan
 
-        engine_plan(self.game, self.workers, self.scheduler)
+        engine_plan(self.game, self.workers, self.scheduler, self.table_bits)
+        if self.table_bits is not None:
+            check_table_bits(self.game, self.table_bits)
 
     def deadline(self) -> float | None:
         """The time limit as a time.monotonic() value (from ``started``, else from now)."""
