@@ -19,7 +19,9 @@ mean cost, times the classes left, estimates the work left without the bias of t
 pace (a run takes the classes in a fixed order, and the mean of those settled so far need not
 be that of the rest). --record writes what each class proves into the --checkpoint file, with
 the CPU seconds spent, as a run would (a run on the same file meanwhile is safe: each write
-merges the other's facts), so that the sample's work is not lost.
+merges the other's facts), so that the sample's work is not lost; a sample's spending is marked
+"drawn", and from 10 such classes the runs' estimate of the work left takes their mean as its
+pace (search/progress.py).
 
 Prints, per class: its value (exact, or a bound proven >= the cut-off), seconds, CPU seconds
 of this process (its worker threads), nodes of the finished jobs; the kernels are loaded, and
@@ -132,7 +134,7 @@ def main() -> None:
         if args.record:
             if settled:
                 best = record(log, guess, depth, best, value, root)
-            log.record_spent("total", depth, cpus[guess][0], int(settled))
+            log.record_spent("total", depth, cpus[guess][0], int(settled), drawn=bool(drawn))
             log.flush()
     print(f"all: {total_seconds:.2f} s", flush=True)
     if drawn:
@@ -147,6 +149,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
                      "--checkpoint or --facts")
     if args.record and not args.checkpoint:
         parser.error("--record writes into the --checkpoint file: give one")
+    if args.record and args.sample and (args.first or args.list):
+        parser.error("--record with --sample records the classes drawn at random, the pace of "
+                     "the runs' estimate: draw them alone, without --first or --list")
     if args.record and args.facts:
         parser.error("--record writes the classes' facts into --checkpoint, which --facts "
                      "would hide: give one of them")

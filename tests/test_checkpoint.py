@@ -159,6 +159,15 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
     (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
      b' "total": {"28": {"incumbent": {"value": 50, "root": {"guess": "A1 A2", "next": {}}}}}}',
      "does not replay"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"spent": {"ab12": {"cpu_seconds": 9, "classes": 1, "drawn": 1}}}}}',
+     "drawn: true or absent"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"spent": {"ab12": {"cpu_seconds": 9, "classes": 1, "drawn": true,'
+     b' "goal": 40}}}}}', "for classes drawn at random, drawn"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"estimate": {"classes": 3, "core_hours": 1, "seconds_per_class": 9,'
+     b' "drawn": 2, "runs": 1}}}}', "or drawn: what the pace rests on"),
 ])
 def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
     path = tmp_path / "cp.json"
@@ -268,7 +277,19 @@ def test_a_sample_of_classes_is_recorded_and_estimates_the_rest(tmp_path, monkey
         assert values[-1] == entry["exact"] if "exact" in entry else values[-1] >= entry["at_least"]
     assert facts.incumbent[0] == min(values) < 80
     assert sum(e["classes"] for e in facts.spent.values()) == 2
+    assert all(e["drawn"] for e in facts.spent.values())  # the runs' estimate takes their pace
     assert "left: 3 classes below 80 when drawn; the mean of 2 drawn at random:" in out
+
+
+def test_a_recorded_sample_is_drawn_alone(tmp_path, monkeypatch, capsys):
+    """Its spending is the estimate's pace: classes chosen otherwise would bias it."""
+    monkeypatch.setattr(sys, "argv", [
+        "bench_class.py", TOTAL_SPEC, "--best", "80", "--sample", "2", "--list", "1",
+        "--record", "--checkpoint", str(tmp_path / "cp.json")])
+    with pytest.raises(SystemExit) as stop:
+        script("bench_class").main()
+    assert stop.value.code == 2 and "draw them alone" in capsys.readouterr().err
+    assert not (tmp_path / "cp.json").exists()
 
 
 def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):

@@ -717,6 +717,25 @@ def test_the_work_left_leaves_out_classes_another_run_settled_on_file():
     assert pace.left["classes"] == 1
 
 
+def test_ten_classes_drawn_at_random_set_the_pace_of_the_work_left():
+    """The runs take the classes in one order, and their cost follows it: from ten classes
+    drawn at random on record (Pace.drawn_least), their mean is the pace, and it says so."""
+    from optimizer.formats.facts import pace_text
+    from optimizer.search import progress
+
+    pace = progress.Pace([5, 6, 7, 9, 12], 10, before=(2300.0, 10, 4), drawn=(90.0, 9))
+    pace.update(10, waiting=1, running=0, cpu=10.0)
+    assert pace.left["seconds_per_class"] == round(2310 / 11, 3)  # nine drawn: the runs' mean
+    pace = progress.Pace([5, 6, 7, 9, 12], 10, before=(2300.0, 10, 4), drawn=(620.0, 10))
+    assert pace.update(10, waiting=1, running=0, cpu=10.0) == "left 3 classes, ~0.1 core-h"
+    assert pace.left == {"classes": 3, "core_hours": round(3 * 62 / 3600, 2),
+                         "seconds_per_class": 62.0, "drawn": 10}
+    assert pace_text(pace.left) == ("62.0 CPU seconds a class (the mean of 10 classes drawn at "
+                                    "random among those open)")
+    assert progress.Pace([5, 6], 10, drawn=(620.0, 10)).update(10, 0, 0, 0.0, settled=0) == (
+        "left 2 classes, ~0.0 core-h")  # before this run or any other settled a class
+
+
 def test_the_pace_starts_from_the_search_cpu_at_its_start():
     """The lookahead bounds' jobs ran before the classes: their time is no class's."""
     from optimizer.search import progress

@@ -296,6 +296,26 @@ def test_runs_sharing_a_file_or_merged_keep_each_run_s_spending(tmp_path):
     assert merged.spent_so_far("total", 5) == (42.0, 4, 4)
 
 
+def test_the_spending_on_classes_drawn_at_random_is_summed_apart(tmp_path):
+    """scripts/bench_class.py --sample --record marks its spending "drawn": kept through the
+    file and a merge, and summed apart (Checkpoint.drawn_so_far), the pace of the estimate."""
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "cp.json"
+    sample, run = Checkpoint(path, game, "any"), Checkpoint(path, game, "any")
+    sample.record_spent("total", 5, 30.0, 2, drawn=True)
+    sample.save()
+    run.record_spent("total", 5, 100.0, 1)
+    run.save()
+    other = Checkpoint(tmp_path / "other.json", game, "any")
+    other.record_spent("total", 5, 12.0, 1, drawn=True)
+    other.save()
+    log = Checkpoint(path, game, "any")
+    log.merge(Checkpoint(tmp_path / "other.json", game, "any"))
+    assert log.drawn_so_far("total", 5) == (42.0, 3)
+    assert log.spent_so_far("total", 5)[:2] == (142.0, 4)  # every run settling against the best
+    assert log.totals["total", 5].spent[sample.run_id]["drawn"] is True
+
+
 def test_gap_runs_sum_their_pace_by_goal_apart_from_the_exact_runs(tmp_path):
     """A --gap run's classes are lifted to its goal only: its pace is summed with other runs
     of that goal, never with the runs that settle classes against the best; merged and read

@@ -270,11 +270,12 @@ class Checkpoint(Merging):
         self._dirty = True
 
     def record_spent(self, cost: str, depth: int, cpu: float, classes: int,
-                     goal: int | None = None) -> None:
+                     goal: int | None = None, drawn: bool = False) -> None:
         """This run spent ``cpu`` more CPU seconds of search and settled ``classes`` more
         first-guess classes (with --gap: lifted them to ``goal``; a run whose goal fell with a
-        better tree keeps its sums under the last); written with the next save. Summed over
-        every run of the same kind, it sets the pace of the estimate (``progress.Pace``)."""
+        better tree keeps its sums under the last; ``drawn``: classes drawn at random among
+        those open); written with the next save. Summed over every run of the same kind, it
+        sets the pace of the estimate (``progress.Pace``)."""
         facts = self.totals.setdefault((cost, depth), TotalFacts())
         old = facts.spent.get(self.run_id, {"cpu_seconds": 0.0, "classes": 0})
         # a new entry, not the old one changed: the file's last state (``_base``) holds that
@@ -282,6 +283,8 @@ class Checkpoint(Merging):
                  "classes": old["classes"] + classes}
         if goal is not None:
             entry["goal"] = int(goal)
+        if drawn:
+            entry["drawn"] = True
         facts.spent[self.run_id] = entry
         self._dirty = True
 
@@ -294,6 +297,11 @@ class Checkpoint(Merging):
         cpu, classes, runs = facts.spent_in_all(goal)
         own = facts.spent.get(self.run_id)
         return cpu, classes, runs + (own is None or own.get("goal") != goal)
+
+    def drawn_so_far(self, cost: str, depth: int) -> tuple[float, int]:
+        """(CPU seconds, classes) of the runs on record that settled classes drawn at random
+        (``TotalFacts.drawn``)."""
+        return (self.totals.get((cost, depth)) or TotalFacts()).drawn()
 
     def flush(self) -> None:
         """Save what is recorded and not yet written (part facts, the estimate)."""

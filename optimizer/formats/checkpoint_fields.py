@@ -23,10 +23,10 @@ class CheckpointError(ValueError):
 def estimate(raw, where: str) -> dict:
     raw = json_object(raw, where)
     keys = {"classes", "core_hours", "seconds_per_class"}
-    if set(raw) not in (keys, keys | {"classes_settled", "runs"}):
+    if set(raw) not in (keys, keys | {"classes_settled", "runs"}, keys | {"drawn"}):
         raise CheckpointError(f"{where}: keys are {', '.join(sorted(keys))} (and "
-                              "classes_settled, runs: what the pace rests on)")
-    for key in ("classes", "classes_settled", "runs"):
+                              "classes_settled, runs, or drawn: what the pace rests on)")
+    for key in ("classes", "classes_settled", "runs", "drawn"):
         if key in raw:
             count(raw[key], f"{where}.{key}", 0)
     for key in ("core_hours", "seconds_per_class"):
@@ -36,14 +36,17 @@ def estimate(raw, where: str) -> dict:
 
 def spent(run: str, raw, where: str) -> dict:
     """One run's spending: CPU seconds of search and classes settled (a --gap run's: lifted to
-    its goal)."""
+    its goal; ``drawn``: classes drawn at random, scripts/bench_class.py --sample)."""
     if not RUN_ID.fullmatch(run):
         raise CheckpointError(f"{where}: {run[:40]!r} is not a run id (1 to 32 letters and "
                               "digits)")
     raw = json_object(raw, f"{where}[{run!r}]")
-    if set(raw) - {"goal"} != {"cpu_seconds", "classes"}:
+    if set(raw) - {"goal", "drawn"} != {"cpu_seconds", "classes"} or (
+            "goal" in raw and "drawn" in raw):
         raise CheckpointError(f"{where}[{run!r}]: keys are classes, cpu_seconds and, for a run "
-                              "with --gap, goal")
+                              "with --gap, goal, or for classes drawn at random, drawn")
+    if "drawn" in raw and raw["drawn"] is not True:
+        raise CheckpointError(f"{where}[{run!r}].drawn: true or absent")
     count(raw["classes"], f"{where}[{run!r}].classes", 0)
     if "goal" in raw:
         count(raw["goal"], f"{where}[{run!r}].goal", 1)

@@ -23,9 +23,10 @@ class TotalFacts:
     # path (guess, feedback id, guess, ...) -> {"exact": v, "tree": Node} | {"at_least": v}
     parts: dict[tuple[int, ...], dict] = field(default_factory=dict)
     estimate: dict | None = None  # the work left, as the last run to write it measured it
-    # run id -> {"cpu_seconds": s, "classes": n} (and "goal": g, a --gap run's): the CPU seconds
-    # of search each run spent and the classes it settled (lifted to g), summed over the runs of
-    # one kind into their pace (``spent_in_all``)
+    # run id -> {"cpu_seconds": s, "classes": n} (and "goal": g, a --gap run's, or "drawn": true,
+    # a run's that settled classes drawn at random): the CPU seconds of search each run spent and
+    # the classes it settled (lifted to g), summed over the runs of one kind into their pace
+    # (``spent_in_all``, ``drawn``)
     spent: dict[str, dict] = field(default_factory=dict)
 
     def best(self) -> int | None:
@@ -43,6 +44,13 @@ class TotalFacts:
         runs = self.runs_of(goal)
         return (sum(e["cpu_seconds"] for e in runs), sum(e["classes"] for e in runs),
                 len(runs))
+
+    def drawn(self) -> tuple[float, int]:
+        """(CPU seconds, classes) of the runs that settled classes drawn at random among those
+        open: their mean is the pace of the classes left without the order's bias (a run takes
+        the classes by bound, then code, and their cost follows the code)."""
+        runs = [e for e in self.spent.values() if e.get("drawn")]
+        return sum(e["cpu_seconds"] for e in runs), sum(e["classes"] for e in runs)
 
     def set_part(self, path: tuple[int, ...], value: int, tree: Node | None) -> bool:
         """Keep a part's exact value (``tree``: its strategy) or bound unless the one known is
@@ -80,6 +88,8 @@ def pace_text(left: dict, done: str = "settled") -> str:
     """The pace an estimate (``search.progress.Pace.left``) rests on, as people read it
     (``done``: what the runs did to a class, "lifted to the goal" for --gap runs)."""
     each = f"{left['seconds_per_class']} CPU seconds a class"
+    if "drawn" in left:
+        return f"{each} (the mean of {left['drawn']} classes drawn at random among those open)"
     if "classes_settled" not in left:  # written before the record of every run's spending
         return f"{each} (the pace of the run that wrote it)"
     runs, settled = left["runs"], left["classes_settled"]

@@ -22,18 +22,25 @@ class Pace:
     Battleship after settling one half-searched class in 7 minutes, where 35- and 18-minute
     runs had said 84 and 57. ``on_file(index)``: what the checkpoint now says class ``index``
     costs at least (0: nothing), so that classes another process sharing the file settled
-    meanwhile are not counted as left (one run wrote 715 left where 655 were). ``left`` is None
-    while no class is settled on record. Once the run
+    meanwhile are not counted as left (one run wrote 715 left where 655 were). ``drawn``: the
+    CPU seconds and count of the classes on record that were drawn at random among those open
+    (``Checkpoint.drawn_so_far``); from ``drawn_least`` of them their mean is the pace instead,
+    as the runs' is biased by their order (Battleship: the runs said 230 CPU seconds a class,
+    60 classes drawn at random 62.5). ``left`` is None while no class is settled on record.
+    Once the run
     has settled ``own_after`` classes, the bar shows its own pace's hours beside: the classes
     left are not like those before (Battleship's --gap 1 runs took 32, 64, 69, 61, then 94
     CPU seconds a class, while the mean of the first four said 51)."""
 
     own_after = 10
+    drawn_least = 10
 
     def __init__(self, bounds: list[int], best: int, cpu: float = 0.0,
                  before: tuple[float, int, int] = (0.0, 0, 1),
-                 on_file: Callable[[int], int] | None = None):
+                 on_file: Callable[[int], int] | None = None,
+                 drawn: tuple[float, int] = (0.0, 0)):
         self.bounds, self.best, self.before, self.on_file = bounds, best, before, on_file
+        self.drawn = drawn
         self.start = self.cpu = self.told = cpu  # the search's CPU seconds at the start (the
         # lookahead bounds' jobs ran before: no class's), now, and when last taken (``spent``)
         self.classes = self.told_classes = 0  # settled by this run
@@ -51,16 +58,19 @@ class Pace:
         cpu_all, settled_all, runs = self.before
         cpu_all += cpu - self.start
         settled_all += self.classes
-        if not settled_all:
+        drawn_cpu, drawn = self.drawn
+        sampled = drawn >= self.drawn_least
+        if not settled_all and not sampled:
             return ""
         below = range(waiting, bisect.bisect_left(self.bounds, best))
         classes = running + (len(below) if self.on_file is None else
                              sum(1 for index in below if self.on_file(index) < best))
-        each = cpu_all / settled_all
+        each = drawn_cpu / drawn if sampled else cpu_all / settled_all
         hours = classes * each / 3600
         self.left = {"classes": classes, "core_hours": round(hours, 2),
-                     "seconds_per_class": round(each, 3), "classes_settled": settled_all,
-                     "runs": runs}
+                     "seconds_per_class": round(each, 3)}
+        self.left.update({"drawn": drawn} if sampled else {"classes_settled": settled_all,
+                                                           "runs": runs})
         text = f"left {classes} classes, ~{hours:.1f} core-h"
         if self.classes >= self.own_after:
             mine = classes * (self.cpu - self.start) / self.classes / 3600

@@ -82,7 +82,9 @@ class TotalSearch(RootSearch):
         pace = Pace([c[0] for c in classes], goal, self.spent(),  # sorted above
                     log.spent_so_far(self.cost, depth, self._kind(goal)) if log is not None
                     else (0.0, 0, 1), None if log is None else
-                    lambda i: log.total_lower_bound(self.cost, guesses[i], depth))
+                    lambda i: log.total_lower_bound(self.cost, guesses[i], depth),
+                    log.drawn_so_far(self.cost, depth) if log is not None
+                    and self._kind(goal) is None else (0.0, 0))
         try:
             if self.whole_game():
                 value, root = self.game_total(depth, best)
