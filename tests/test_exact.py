@@ -1,6 +1,7 @@
 """The exact searches against the plain exhaustive search, rule by rule, and known optima."""
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -587,6 +588,25 @@ def test_warm_up_leaves_no_trace_in_the_tables():
     for table in (solver.height_table, solver.total_table):
         assert (table.vals[:, 0] == 0).all()
     assert solver.opts == B.OPT_ALL
+
+
+def test_the_time_limit_stops_a_search_whose_jobs_are_all_finished():
+    """Past the deadline a search stops though finished jobs wait to be taken up (it once went
+    on for ten minutes: its threads finished jobs faster than it took them up)."""
+    from optimizer.search.engine import InProcess
+    from optimizer.search.root import RootSearch
+
+    solver = NodeSolver(parse_game("mastermind:2x3"), "any", table_bits=10)
+    engine = InProcess(solver)
+    try:
+        jobs = [engine.submit(getattr, "key") for _ in range(2)]
+        search = RootSearch(solver, engine, deadline=time.monotonic() + 60)
+        assert next(search.finished(jobs)).result() == solver.key  # in time: taken up
+        search.deadline = time.monotonic() - 1
+        with pytest.raises(TimeoutError):
+            next(search.finished(jobs))
+    finally:
+        engine.close()
 
 
 def test_time_limit_writes_the_best_tree_with_a_bound():
