@@ -26,11 +26,10 @@ class Pace:
     CPU seconds and count of the classes on record that were drawn at random among those open
     (``Checkpoint.drawn_so_far``); from ``drawn_least`` of them their mean is the pace instead,
     as the runs' is biased by their order (Battleship: the runs said 230 CPU seconds a class,
-    60 classes drawn at random 62.5). ``left`` is None while no class is settled on record.
-    Once the run
-    has settled ``own_after`` classes, the bar shows its own pace's hours beside: the classes
-    left are not like those before (Battleship's --gap 1 runs took 32, 64, 69, 61, then 94
-    CPU seconds a class, while the mean of the first four said 51)."""
+    60 classes drawn at random 62.5). ``left`` is None while no class is settled or drawn on
+    record. Once the run has settled ``own_after`` classes, the bar shows its own pace's hours
+    beside: the classes left are not like those before (Battleship's --gap 1 runs took 32, 64,
+    69, 61, then 94 CPU seconds a class, while the mean of the first four said 51)."""
 
     own_after = 10
     drawn_least = 10
