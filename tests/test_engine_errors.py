@@ -266,6 +266,32 @@ def test_table_bits_out_of_range_or_without_a_search_are_refused(argv, says, cap
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("command", ["prove", "verify"])
+def test_prove_and_checkpoint_verify_take_the_table_size(command, capsys, tmp_path, monkeypatch):
+    """--table-bits reaches the solver of `moo prove` and `moo checkpoint verify` as it does
+    `moo build`'s (a long height proof or re-proof gains as a long total does), in range only."""
+    from optimizer.search import objectives
+
+    ck = tmp_path / "ck.json"
+    game = "battleship:2x4x2"  # least height 5: first guesses refuted at 4 are claims to verify
+    assert run(capsys, "prove", game, "--height", "5", "--checkpoint", str(ck), "--quiet")[0] == 0
+    argv = {"prove": ["prove", game, "--height", "5", "--quiet"],
+            "verify": ["checkpoint", "verify", str(ck), "--quiet"]}[command]
+    sizes = []
+
+    class Spy(NodeSolver):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            sizes.append(self.key.table_bits)
+
+    monkeypatch.setattr(objectives, "NodeSolver", Spy)
+    status, out, err = run(capsys, *argv, "--table-bits", "17")
+    assert status == 0 and sizes == [17], (out, err)
+    sizes.clear()
+    status, _, err = run(capsys, *argv, "--table-bits", "29")
+    assert status == 2 and "16 to 28" in err and not sizes
+
+
 def test_tables_larger_than_the_memory_are_refused_before_any_work(monkeypatch):
     """--table-bits 26 on a machine with 2 GB free: two tables of 2^26 slots (6 GB) do not fit
     in one worker; 2^22 slots do, and shrink how many workers the machine holds."""

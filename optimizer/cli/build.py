@@ -10,7 +10,7 @@ from ..games import parse_game
 from ..games.base import GUESS_MODES
 from ..provenance import checkpoint_facts, opening_note, resting
 from ..tree import printable
-from .options import add_search_options, levels, percent, seed, table_bits
+from .options import add_search_options, levels, percent, seed
 from .options import seconds as positive_seconds
 from .signals import hold_signals, release_signals
 from .status import Exit
@@ -55,12 +55,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first", metavar="CODE", default=None,
                         help="exact objectives: the best trees opening with this code (how "
                              "openings are ranked); the tree's meta.opening says what is proven")
-    parser.add_argument("--table-bits", type=table_bits, default=None, metavar="N",
-                        help="exact objectives: transposition tables of 2^N slots (48 bytes "
-                             "each, per worker process; default about 2^9 per code, 2^16 to "
-                             "2^22). A long proof gains from more: Battleship's least total, "
-                             "24 against 22, took 0.91 of the CPU on 8 first-guess classes; "
-                             "a search of seconds loses (Bulls and Cows' total: 1.08)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_search_options(parser)
     parser.add_argument("-o", "--output", required=True, help="tree file to write")

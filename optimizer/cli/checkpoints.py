@@ -219,7 +219,8 @@ def verify(args) -> Exit:
         claims += [(cost, g, depth, e) for g, e in sorted(facts.classes.items())]
         claims += [(("part", cost), p, depth, e) for p, e in sorted(facts.parts.items())]
     request = Request(game, guesses=log.guesses, time_limit=args.time_limit,
-                      started=args.started, workers=args.workers, scheduler=args.scheduler)
+                      started=args.started, workers=args.workers, scheduler=args.scheduler,
+                      table_bits=args.table_bits)
     request.check_engine()  # bad settings are refused in any case
     if not claims:  # nothing checked is not "every claim holds"
         print(f"{args.file}: no claims to check ({game.spec}, {log.guesses} guesses)")

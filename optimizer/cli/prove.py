@@ -43,7 +43,8 @@ def configure(parser) -> None:
 def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | None = None,
                  progress: bool = True, output: str | None = None,
                  checkpoint: str | None = None, time_limit: float | None = None,
-                 scheduler: str | None = None, started: float | None = None) -> dict:
+                 scheduler: str | None = None, started: float | None = None,
+                 table_bits: int | None = None) -> dict:
     """Search the least height and return what was shown about the claim ("finished": False
     when a time limit or a signal ended the search first). ``started``: the time.monotonic() of
     the command's start, from which the time limit counts."""
@@ -59,7 +60,8 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     start = started if started is not None else time.monotonic()
     game = parse_game(spec)
     with Search(Request(game, guesses=guesses, time_limit=time_limit, started=start,
-                        workers=workers, scheduler=scheduler, checkpoint=checkpoint),
+                        workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                        table_bits=table_bits),
                 Observer(quiet=not progress)) as search:
         log = search.checkpoint
         before = len(log.refuted) if log else 0
@@ -118,7 +120,8 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
 def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
                   workers: int | None = None, progress: bool = True, output: str | None = None,
                   checkpoint: str | None = None, time_limit: float | None = None,
-                  scheduler: str | None = None, started: float | None = None) -> dict:
+                  scheduler: str | None = None, started: float | None = None,
+                  table_bits: int | None = None) -> dict:
     """Search the fewest secrets solved with exactly ``height`` guesses among trees of height at
     most ``height`` and return what was shown about the claim that it is ``claim``."""
     from ..formats.tree_file import write_tree
@@ -134,7 +137,8 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     start = started if started is not None else time.monotonic()
     game = parse_game(spec)
     with Search(Request(game, guesses=guesses, time_limit=time_limit, started=start,
-                        workers=workers, scheduler=scheduler, checkpoint=checkpoint),
+                        workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                        table_bits=table_bits),
                 Observer(quiet=not progress)) as search:
         incumbent = height_incumbent(game, guesses, search.deadline)
         search.ready(("height", "total"))
@@ -188,7 +192,8 @@ def run(args) -> Exit:
     result = prove_height(args.game, args.height, args.guesses, args.workers,
                           progress=not (args.quiet or args.json), output=args.output,
                           checkpoint=args.checkpoint, time_limit=args.time_limit,
-                          scheduler=args.scheduler, started=args.started)
+                          scheduler=args.scheduler, started=args.started,
+                          table_bits=args.table_bits)
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         if not result["finished"]:
@@ -230,7 +235,8 @@ def _run_deepest(args) -> Exit:
     result = prove_deepest(args.game, args.height, args.deepest, args.guesses, args.workers,
                            progress=not (args.quiet or args.json), output=args.output,
                            checkpoint=args.checkpoint, time_limit=args.time_limit,
-                           scheduler=args.scheduler, started=args.started)
+                           scheduler=args.scheduler, started=args.started,
+                           table_bits=args.table_bits)
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     k, n, opt = result["height"], result["claim"], result["optimum"]
