@@ -266,7 +266,7 @@ def test_table_bits_out_of_range_or_without_a_search_are_refused(argv, says, cap
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("command", ["prove", "verify"])
+@pytest.mark.parametrize("command", ["prove", "deepest", "verify"])
 def test_prove_and_checkpoint_verify_take_the_table_size(command, capsys, tmp_path, monkeypatch):
     """--table-bits reaches the solver of `moo prove` and `moo checkpoint verify` as it does
     `moo build`'s (a long height proof or re-proof gains as a long total does), in range only."""
@@ -276,6 +276,7 @@ def test_prove_and_checkpoint_verify_take_the_table_size(command, capsys, tmp_pa
     game = "battleship:2x4x2"  # least height 5: first guesses refuted at 4 are claims to verify
     assert run(capsys, "prove", game, "--height", "5", "--checkpoint", str(ck), "--quiet")[0] == 0
     argv = {"prove": ["prove", game, "--height", "5", "--quiet"],
+            "deepest": ["prove", game, "--height", "5", "--deepest", "3", "--quiet"],
             "verify": ["checkpoint", "verify", str(ck), "--quiet"]}[command]
     sizes = []
 

@@ -186,14 +186,20 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     return result
 
 
+def _search_options(args) -> dict:
+    """The command line's search options as both proofs take them: one list, so that an option
+    added reaches both."""
+    return {"workers": args.workers, "checkpoint": args.checkpoint,
+            "time_limit": args.time_limit, "scheduler": args.scheduler,
+            "started": args.started, "table_bits": args.table_bits}
+
+
 def run(args) -> Exit:
     if args.deepest is not None:
         return _run_deepest(args)
-    result = prove_height(args.game, args.height, args.guesses, args.workers,
+    result = prove_height(args.game, args.height, args.guesses,
                           progress=not (args.quiet or args.json), output=args.output,
-                          checkpoint=args.checkpoint, time_limit=args.time_limit,
-                          scheduler=args.scheduler, started=args.started,
-                          table_bits=args.table_bits)
+                          **_search_options(args))
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         if not result["finished"]:
@@ -232,11 +238,9 @@ def run(args) -> Exit:
 
 
 def _run_deepest(args) -> Exit:
-    result = prove_deepest(args.game, args.height, args.deepest, args.guesses, args.workers,
+    result = prove_deepest(args.game, args.height, args.deepest, args.guesses,
                            progress=not (args.quiet or args.json), output=args.output,
-                           checkpoint=args.checkpoint, time_limit=args.time_limit,
-                           scheduler=args.scheduler, started=args.started,
-                           table_bits=args.table_bits)
+                           **_search_options(args))
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     k, n, opt = result["height"], result["claim"], result["optimum"]
