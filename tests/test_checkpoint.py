@@ -320,7 +320,7 @@ def test_a_stopped_total_search_goes_on_where_it_stopped(tmp_path, monkeypatch):
             or second.meta["total_search"].get("classes_from_checkpoint", 0) > 0)
 
 
-def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
+def test_merge_is_a_union_and_refuses_contradictions(tmp_path, capsys):
     game = parse_game(TOTAL_SPEC)
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     build(Request(game, "total", workers=1, checkpoint=str(a)))
@@ -335,6 +335,14 @@ def test_merge_is_a_union_and_refuses_contradictions(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_bytes(orjson.dumps(data))
     assert moo(["checkpoint", "merge", str(a), str(bad), "-o", str(tmp_path / "d.json")]) == 2
+    assert not (tmp_path / "d.json").exists()
+    other = tmp_path / "other.json"  # another game's: refused in one line naming it once
+    prove_height("mastermind:2x3", 3, workers=1, progress=False, checkpoint=str(other))
+    capsys.readouterr()
+    assert moo(["checkpoint", "merge", str(a), str(other), "-o", str(tmp_path / "d.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"moo: error: {other}: mastermind:2x3 (any guesses) cannot be merged with "
+        f"{TOTAL_SPEC} (any guesses)\n")
     assert not (tmp_path / "d.json").exists()
 
 
@@ -430,12 +438,14 @@ def test_show_says_when_a_gap_goal_is_reached(tmp_path, capsys):
 
 def test_show_states_the_class_bounds_on_file(tmp_path, capsys):
     """A total within fewer guesses is bounded by the facts within more (a run takes them), and
-    the classes with no fact are counted."""
+    the classes with no fact are counted (when there are any)."""
     game = parse_game(TOTAL_SPEC)
     first = [game.format_code(int(g)) for g in game.first_guesses()]
     data = {"format": "moo-checkpoint", "version": 2, "game": TOTAL_SPEC, "guesses": "any",
+            "height": {"refuted": {first[0]: {"height": 3, "nodes": 1, "seconds": 0.0}}},
             "total": {"27": {"classes": {first[0]: {"at_least": 70}}},
-                      "4": {"classes": {first[0]: {"at_least": 60}, first[1]: {"at_least": 65}}}}}
+                      "4": {"classes": {first[0]: {"at_least": 60}, first[1]: {"at_least": 65}}},
+                      "3": {"classes": {code: {"at_least": 90} for code in first}}}}
     path = tmp_path / "cp.json"
     path.write_bytes(orjson.dumps(data))
     assert moo(["checkpoint", "show", str(path)]) == 0
@@ -446,6 +456,9 @@ def test_show_states_the_class_bounds_on_file(tmp_path, capsys):
                        "least 65 (facts within more guesses included); none for the other "
                        f"{len(first) - 2}")
     assert f"1 of {len(first)} first-guess classes, least 70" in "\n".join(out)
+    assert "  height: 1 first-guess class claimed refuted within 3 guesses" in out
+    assert (f"    class bounds on file: {len(first)} of {len(first)} first-guess classes, least "
+            "90 (facts within more guesses included)") in out
 
 
 def test_a_true_lookahead_bound_above_a_cold_recount_still_holds(tmp_path, capsys):
@@ -700,3 +713,16 @@ def test_a_slow_write_holds_facts_back_a_minute_at_most(tmp_path, monkeypatch):
     now[0] += 2.0
     log.record_part("total", 9, (0, fid), 13, None)
     assert Checkpoint(path, game, "any").part_fact("total", 9, (0, fid)) == {"at_least": 13}
+
+
+def test_a_run_with_nothing_to_record_still_writes_its_checkpoint(tmp_path, capsys):
+    """Counting settles mastermind:2x3's height (no node searched): the file the user named is
+    there afterwards, with the game and no facts, and reads back."""
+    path = tmp_path / "none.json"
+    assert moo(["prove", "mastermind:2x3", "--height", "3", "--workers", "1", "--checkpoint",
+                str(path)]) == 0
+    assert "0 nodes" in capsys.readouterr().out
+    assert moo(["checkpoint", "show", str(path)]) == 0
+    assert "no facts yet" in capsys.readouterr().out
+    log = Checkpoint.read(path)
+    assert log.game.spec == "mastermind:2x3" and not log.refuted and not log.totals

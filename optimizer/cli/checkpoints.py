@@ -57,7 +57,8 @@ def show(args) -> Exit:
     for entry in log.refuted.values():
         heights[entry["height"]] = heights.get(entry["height"], 0) + 1
     for height, count in sorted(heights.items()):
-        print(f"  height: {count} first-guess classes claimed refuted within {height} guesses")
+        print(f"  height: {count} first-guess class{'es' if count != 1 else ''} claimed refuted "
+              f"within {height} guesses")
     first = {int(g) for g in game.first_guesses()}
     if log.guesses == "consistent":  # a run's openings are then the secrets only
         first = {g for g in first if g < game.n_secrets}
@@ -117,8 +118,9 @@ def _class_floor(cost: str, bounds: list[int]) -> str:
     values = [v for v in bounds if v > 0]
     floor = f"least {_shown(cost, min(values))}" if values else "none"
     more = " (facts within more guesses included)" if cost == "total" else ""
+    rest = len(bounds) - len(values)
     return (f"class bounds on file: {len(values)} of {len(bounds)} first-guess classes, "
-            f"{floor}{more}; none for the other {len(bounds) - len(values)}")
+            f"{floor}{more}" + (f"; none for the other {rest}" if rest else ""))
 
 
 def _spread(runs: list[dict]) -> tuple[float, float] | None:

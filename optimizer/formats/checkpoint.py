@@ -308,6 +308,14 @@ class Checkpoint(Merging):
         if self._dirty:
             self._keep()
 
+    def close(self) -> None:
+        """At a run's end: what is not yet written, and the file itself when the run had no
+        fact to record (a height proof that counting settles), so that a user who named it
+        finds it, with the game and no facts, rather than "No such file" from the next
+        command."""
+        if self._dirty or (self.path is not None and not self.path.exists()):
+            self._keep()
+
     # --- writing -------------------------------------------------------------------------------
     def to_json(self) -> dict:
         """The file's JSON (a word game's list files named from the file's folder, or the

@@ -33,10 +33,11 @@ class Merging:
 
     # --- merging -------------------------------------------------------------------------------
     def merge(self, other: Merging) -> None:
-        """Add ``other``'s facts; CheckpointError where the two contradict each other."""
+        """Add ``other``'s facts; CheckpointError where the two contradict each other (the
+        caller names the file)."""
         if (other.game.identity, other.guesses) != (self.game.identity, self.guesses):
-            raise CheckpointError(f"{other.path}: {other.game.spec} ({other.guesses} guesses) "
-                                  f"cannot be merged with {self.game.spec} ({self.guesses})")
+            raise CheckpointError(f"{other.game.spec} ({other.guesses} guesses) cannot be "
+                                  f"merged with {self.game.spec} ({self.guesses} guesses)")
         for guess, entry in other.refuted.items():
             if entry["height"] > self.refuted_height(guess):
                 self.refuted[guess] = entry

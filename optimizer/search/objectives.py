@@ -76,7 +76,11 @@ class Search:
         self.close()
 
     def close(self) -> None:
-        self.engine.close()
+        try:
+            if self.checkpoint is not None:
+                self.checkpoint.close()
+        finally:
+            self.engine.close()
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
         """Compile or load the kernels of these searches (solver.KERNELS) here, then load them on
