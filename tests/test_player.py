@@ -460,6 +460,7 @@ def test_breaker_hard_mode_keeps_every_hint(monkeypatch):
 def test_breaker_guess_mode_errors(monkeypatch, args, message):
     status, screen = play(monkeypatch, args)
     assert status == 2
+    assert screen.startswith("moo: error: ") and screen.count("\n") == 1  # as every command
     assert message in screen
 
 

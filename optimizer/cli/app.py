@@ -204,10 +204,21 @@ def _send_again(signum: int) -> None:
 _redeliver.before = sys.unraisablehook  # type: ignore[attr-defined]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's refusals as every other bad input: one line ``moo: error: ...``, exit status 2
+    (argparse prints the whole usage first, eight lines for ``moo build``), naming the help
+    that lists the options. The subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        listed = "commands" if self.prog == "moo" else "options"
+        self.exit(Exit.ERROR, f"moo: error: {printable(message)} (`{self.prog} --help` lists "
+                              f"the {listed})\n")
+
+
 def _parser(command: str | None = "") -> argparse.ArgumentParser:
     """The parser; of the commands that live in their own modules, only ``command``'s is
     imported and configured (the others are listed, for the help), unless it is "" (all)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="moo", description="Optimal decision trees for code-breaking games."
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -117,7 +117,7 @@ def _run(args: argparse.Namespace) -> Exit:
                                 "tree's guesses are those it was built with)")
             check_guess_mode(game, args.guesses)
     except (GameError, TreeError) as exc:
-        print(f"moo play: error: {printable(exc)}", file=sys.stderr)
+        print(f"moo: error: {printable(exc)}", file=sys.stderr)
         return Exit.ERROR
     rng = random.Random(args.seed)
     if args.json:
@@ -139,7 +139,7 @@ def _serve_json(new_session) -> Exit:
 
     for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
         if stream is None or not hasattr(stream, "buffer"):
-            print(f"moo play: error: standard {name} is closed: --json reads one line per "
+            print(f"moo: error: standard {name} is closed: --json reads one line per "
                   "answer from standard input and writes one JSON object a line to standard "
                   "output", file=sys.stderr)
             return Exit.ERROR
