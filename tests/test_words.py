@@ -60,6 +60,20 @@ def test_feedback_examples(wordle, guess, secret, marks):
         assert wordle.format_feedback(int(wordle.feedback_matrix()[g, s])) == marks
 
 
+@pytest.mark.parametrize("earlier, secret, guess, hint", [
+    ("salet", "cheek", "crony", "letter 4 must be E"),  # a green first
+    ("salet", "cigar", "crony", "it must contain A"),  # a yellow
+    ("geese", "eerie", "eject", "letter 2 must be E"),
+    ("llama", "hello", "lucky", "it must contain L 2 times"),  # two yellows of one letter
+    ("salet", "cheek", "cheek", None),  # every hint kept
+    ("salet", "cigar", "cigar", None),
+])
+def test_hard_mode_names_the_hint_a_guess_drops(wordle, earlier, secret, guess, hint):
+    marks = word_marks(earlier, secret)
+    assert words_module.dropped_hint(earlier, marks, guess) == hint
+    assert words_module.keeps_hints(earlier, marks, guess) == (hint is None)
+
+
 def test_matrix_equals_plain_rule_on_every_pair_of_a_small_alphabet():
     words = ["".join(w) for w in itertools.product("abc", repeat=3)]
     game = word_game(words[:9], words, "abc")

@@ -70,5 +70,5 @@ def _breaks_rule(game: Game, guesses: str, answers: list[tuple[int, int]],
         if guesses == "consistent" and game.feedback(earlier, guess) != reply:
             return f"it cannot be the secret, as {shown}"
         if guesses == "hard" and not game.keeps_hints(earlier, reply, guess):
-            return f"it drops a hint of {shown}"
+            return f"{shown}, so {game.dropped_hint(earlier, reply, guess)}"
     return None

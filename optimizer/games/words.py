@@ -140,6 +140,10 @@ class WordGame(Game):
         marked right place or elsewhere is used again, as often as it was so marked."""
         return keeps_hints(self.words[earlier], self.feedback_counts(fid), self.words[guess])
 
+    def dropped_hint(self, earlier: int, fid: int, guess: int) -> str | None:
+        """Which hint of ``earlier``'s answer ``guess`` drops (``dropped_hint``), or None."""
+        return dropped_hint(self.words[earlier], self.feedback_counts(fid), self.words[guess])
+
     def format_squares(self, fid: int) -> str:
         """The feedback as Wordle's coloured squares (🟩 right place, 🟨 elsewhere, ⬛ absent)."""
         return "".join("⬛🟨🟩"[m] for m in self.feedback_counts(fid))
@@ -181,13 +185,23 @@ class WordGame(Game):
 def keeps_hints(earlier: str, marks, guess: str) -> bool:
     """Whether ``guess`` keeps the hints ``earlier`` got (``marks``, one a letter), in plain
     Python: the definition of hard mode (the kernels' twin is kernels.guesses.keeps_hints)."""
+    return dropped_hint(earlier, marks, guess) is None
+
+
+def dropped_hint(earlier: str, marks, guess: str) -> str | None:
+    """The first hint of ``earlier``'s ``marks`` that ``guess`` drops, said as Wordle says it
+    ("letter 4 must be E", "it must contain A"), or None: a player refused in hard mode is told
+    which hint, not only which answer (web/words.js droppedHint is its twin)."""
     revealed: dict[str, int] = {}
-    for a, b, m in zip(earlier, guess, marks, strict=True):
+    for place, (a, b, m) in enumerate(zip(earlier, guess, marks, strict=True), 1):
         if m == GREEN and a != b:
-            return False
+            return f"letter {place} must be {a.upper()}"
         if m != ABSENT:
             revealed[a] = revealed.get(a, 0) + 1
-    return all(guess.count(a) >= k for a, k in revealed.items())
+    for a, k in revealed.items():
+        if guess.count(a) < k:
+            return f"it must contain {a.upper()}" + (f" {k} times" if k > 1 else "")
+    return None
 
 
 def word_marks(guess: str, secret: str) -> list[int]:

@@ -386,7 +386,8 @@
       for (const [earlier, fid] of played) {
         const shown = `${game.format(earlier)} got ${game.named(fid)}`;
         if (rule.value === "consistent" && game.feedback(earlier, g) !== fid) return `it cannot be the secret, as ${shown}`;
-        if (rule.value === "hard" && !MooWords.keepsHints(game, earlier, fid, g)) return `it drops a hint of ${shown}`;
+        const hint = rule.value === "hard" ? MooWords.droppedHint(game, earlier, fid, g) : null;
+        if (hint !== null) return `${shown}, so ${hint}`;
       }
       return null;
     }

@@ -156,19 +156,23 @@ const MooWords = (function () {
     return span;
   }
 
-  // Whether guess keeps the hints earlier got (fid): hard mode, as words.keeps_hints.
-  function keepsHints(game, earlier, fid, guess) {
+  // The first hint of earlier's answer (fid) that guess drops, in Wordle's words, or null
+  // when it keeps them all: hard mode, as words.dropped_hint.
+  function droppedHint(game, earlier, fid, guess) {
     const a = game.codes[earlier], b = game.codes[guess], marks = game.counts(fid);
+    const named = (code) => String.fromCharCode(97 + code).toUpperCase();  // makeGame's codes
     const revealed = new Map();
     for (let i = 0; i < game.letters; i++) {
-      if (marks[i] === GREEN && a[i] !== b[i]) return false;
+      if (marks[i] === GREEN && a[i] !== b[i]) return `letter ${i + 1} must be ${named(a[i])}`;
       if (marks[i] !== ABSENT) revealed.set(a[i], (revealed.get(a[i]) || 0) + 1);
     }
     for (const [letter, k] of revealed) {
-      if (b.filter((x) => x === letter).length < k) return false;
+      if (b.filter((x) => x === letter).length < k) {
+        return `it must contain ${named(letter)}${k > 1 ? ` ${k} times` : ""}`;
+      }
     }
-    return true;
+    return null;
   }
 
-  return { makeGame, Tiles, coloured, decodeWords, keepsHints };
+  return { makeGame, Tiles, coloured, decodeWords, droppedHint };
 })();
