@@ -726,3 +726,8 @@ def test_a_run_with_nothing_to_record_still_writes_its_checkpoint(tmp_path, caps
     assert "no facts yet" in capsys.readouterr().out
     log = Checkpoint.read(path)
     assert log.game.spec == "mastermind:2x3" and not log.refuted and not log.totals
+    refused = tmp_path / "refused.json"  # bad input found inside the search: no file
+    assert moo(["build", "mastermind:2x3", "--objective", "height", "--gap", "1", "--checkpoint",
+                str(refused), "-o", str(tmp_path / "t.json"), "--quiet"]) == 2
+    assert "--gap applies to objectives with a least total" in capsys.readouterr().err
+    assert not refused.exists() and not (tmp_path / "t.json").exists()

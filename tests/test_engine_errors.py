@@ -318,8 +318,21 @@ def test_whole_numbers_are_ascii_digits(option, text, capsys, tmp_path):
         argv = ["prove", "mastermind:2x3"] + (["--height", "3"] if option != "--height" else [])
     status, _, err = run(capsys, *argv, option, text)
     line = one_error_line(err)  # argparse's refusals too: not its usage first
-    assert status == 2 and f"argument {option}:" in line and "--help` lists the options" in line
+    assert status == 2 and f"argument {option}:" in line and line.endswith(f"(see `moo {argv[0]} "
+                                                                           "--help`)")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("argv", [["build", "mastermind:2x3", "-o", "t.json"],
+                                  ["checkpoint", "verify", "cp.json"],
+                                  ["prove", "mastermind:2x3", "--height", "3"]])
+def test_an_unknown_option_names_the_help_of_the_command_given(argv, capsys):
+    """argparse leaves a command's unknown options to the top parser, which would point to the
+    list of commands."""
+    status, _, err = run(capsys, *argv, "--bogus", "1")
+    command = " ".join(a for a in argv[:2] if a in ("build", "prove", "checkpoint", "verify"))
+    assert status == 2 and one_error_line(err) == (
+        f"moo: error: unrecognized arguments: --bogus 1 (see `moo {command} --help`)")
 
 
 def test_whole_numbers_in_digits_are_taken():

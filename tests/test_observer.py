@@ -44,6 +44,21 @@ def test_a_bar_in_a_log_writes_a_line_at_most_every_log_seconds(monkeypatch):
     assert all(line.startswith("total: root parts:") for line in lines)
 
 
+def test_two_bars_in_a_log_write_no_cursor_moves(monkeypatch):
+    """tqdm places a second open bar on the next row by an escape sequence: not in a log."""
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    outer = Observer().bar(total=2, desc="outer")
+    inner = Observer().bar(total=3, desc="inner")
+    inner.update(3)
+    inner.close()
+    outer.update(2)
+    outer.close()
+    text = log.getvalue()
+    assert "\x1b" not in text and "\r" not in text
+    assert text.splitlines()[-1].startswith("outer: 100%")
+
+
 def test_a_bar_on_a_terminal_is_tqdm_s_own_and_a_quiet_one_writes_nothing(monkeypatch):
     screen = Terminal()
     monkeypatch.setattr(sys, "stderr", screen)

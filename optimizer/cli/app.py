@@ -206,13 +206,26 @@ _redeliver.before = sys.unraisablehook  # type: ignore[attr-defined]
 
 class _Parser(argparse.ArgumentParser):
     """argparse's refusals as every other bad input: one line ``moo: error: ...``, exit status 2
-    (argparse prints the whole usage first, eight lines for ``moo build``), naming the help
-    that lists the options. The subcommands' parsers are of this class too."""
+    (argparse prints the whole usage first, eight lines for ``moo build``), naming the help of
+    the command given. The subcommands' parsers are of this class too."""
 
-    def error(self, message: str):
-        listed = "commands" if self.prog == "moo" else "options"
-        self.exit(Exit.ERROR, f"moo: error: {printable(message)} (`{self.prog} --help` lists "
-                              f"the {listed})\n")
+    def error(self, message: str, prog: str | None = None):
+        self.exit(Exit.ERROR, f"moo: error: {printable(message)} (see `{prog or self.prog} "
+                              "--help`)\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse's, noting the innermost command's parser (``_prog``): the options it
+        does not know are left over to the top parser, which would name its own help."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if not hasattr(namespace, "_prog"):
+            namespace._prog = self.prog
+        return namespace, extras
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}", namespace._prog)
+        return namespace
 
 
 def _parser(command: str | None = "") -> argparse.ArgumentParser:

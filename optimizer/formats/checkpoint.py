@@ -308,12 +308,12 @@ class Checkpoint(Merging):
         if self._dirty:
             self._keep()
 
-    def close(self) -> None:
-        """At a run's end: what is not yet written, and the file itself when the run had no
-        fact to record (a height proof that counting settles), so that a user who named it
-        finds it, with the game and no facts, rather than "No such file" from the next
+    def close(self, create: bool = True) -> None:
+        """At a run's end: what is not yet written, and (``create``) the file itself when the
+        run had no fact to record (a height proof that counting settles), so that a user who
+        named it finds it, with the game and no facts, rather than "No such file" from the next
         command."""
-        if self._dirty or (self.path is not None and not self.path.exists()):
+        if self._dirty or (create and self.path is not None and not self.path.exists()):
             self._keep()
 
     # --- writing -------------------------------------------------------------------------------

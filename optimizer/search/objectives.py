@@ -72,13 +72,16 @@ class Search:
     def __enter__(self) -> Search:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, error_type, *exc) -> None:
+        self.close(finished=error_type is None)
 
-    def close(self) -> None:
+    def close(self, finished: bool = True) -> None:
+        """``finished``: the run ended as runs do (a result, a time limit, a signal said), not
+        by an error (bad input found late, such as --gap on a height objective), which leaves
+        no checkpoint file that was not there."""
         try:
             if self.checkpoint is not None:
-                self.checkpoint.close()
+                self.checkpoint.close(create=finished)
         finally:
             self.engine.close()
 

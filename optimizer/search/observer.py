@@ -76,6 +76,10 @@ class LoggedBar(tqdm):
         self._written = now
         return super().refresh(nolock=nolock, lock_args=lock_args)
 
+    def moveto(self, n):
+        """Not in a log: tqdm moves the cursor to a second bar's row (an escape sequence), where
+        here every state is a line of its own."""
+
 
 class Lines:
     """A stream for LoggedBar: each state a line of its own, where tqdm writes one after

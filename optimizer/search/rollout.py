@@ -118,21 +118,20 @@ def improve(solver: NodeSolver, upper: int | None, incumbent: Node | None, depth
     ``bound``: the lower bound known, shown beside the best for the gap."""
     stop = time.monotonic() + seconds
     rollout = Rollout(solver)
-    bar = observer.bar(ROUNDS, desc="total: rollout", unit="round")
-    for levels, width in bar:
-        if time.monotonic() >= stop:
-            break
-        root = rollout.tree(levels, width, depth, stop)
-        if root is None:
-            break  # no tree fits within depth at all
-        result = replay(Tree(solver.game, root, "total", solver.guesses))
-        if result.defects:
-            raise RuntimeError("rollout built a defective tree: " + result.defects[0])
-        if result.height <= depth and (upper is None or result.total < upper):
-            upper, incumbent = result.total, root
-        if upper is not None:
-            gap = 100 * (upper - bound) / bound if bound else float("inf")
-            bar.set_postfix_str(f"levels {levels}, width {width}: {result.total}; best {upper},"
-                                f" bound {bound}, gap {gap:.2f}%")
-    bar.close()
+    with observer.bar(ROUNDS, desc="total: rollout", unit="round") as bar:
+        for levels, width in bar:
+            if time.monotonic() >= stop:
+                break
+            root = rollout.tree(levels, width, depth, stop)
+            if root is None:
+                break  # no tree fits within depth at all
+            result = replay(Tree(solver.game, root, "total", solver.guesses))
+            if result.defects:
+                raise RuntimeError("rollout built a defective tree: " + result.defects[0])
+            if result.height <= depth and (upper is None or result.total < upper):
+                upper, incumbent = result.total, root
+            if upper is not None:
+                gap = 100 * (upper - bound) / bound if bound else float("inf")
+                bar.set_postfix_str(f"levels {levels}, width {width}: {result.total}; best "
+                                    f"{upper}, bound {bound}, gap {gap:.2f}%")
     return upper, incumbent
