@@ -104,11 +104,14 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
                 "consistent with the feedback so far, but the tree says guesses are "
                 "'consistent'"
             )
-        if hard and game.has_hard_mode and not all(
-                game.keeps_hints(g, f, node.guess) for g, f in hints):
+        dropped = next(((g, f) for g, f in hints if not game.keeps_hints(g, f, node.guess)),
+                       None) if hard and game.has_hard_mode else None
+        if dropped is not None:
+            g, f = dropped
             defects.append(f"{_place_text(game, place)}: guess {game.format_code(node.guess)} "
-                           "drops a hint an earlier answer revealed, but the tree says guesses "
-                           "are 'hard'")
+                           f"drops a hint ({game.format_code(g)} got {game.format_feedback(f)}, "
+                           f"so {game.dropped_hint(g, f, node.guess)}), but the tree says "
+                           "guesses are 'hard'")
         parts: dict[int, list[int]] = {}
         for s in secrets:
             if s == node.guess:

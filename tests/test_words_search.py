@@ -203,6 +203,22 @@ def test_hard_mode_keeps_the_hints_by_the_plain_rule():
     assert not tree.replayed.defects
 
 
+def test_a_hard_tree_that_drops_a_hint_is_a_defect_naming_it():
+    """cab got 2 2 0 (c and a in place): dog after it is fine in any mode, a defect in hard
+    mode, and verify says which hint it drops."""
+    from optimizer.tree import Node, Tree, replay
+
+    game = word_game(["cab", "cat", "dog"], ["cot"])
+    code = game.parse_code
+    cab, dog, cat = code("cab"), code("dog"), code("cat")
+    root = Node(cab, {game.feedback(cab, cat): Node(dog, {game.feedback(dog, cat): Node(cat)}),
+                      game.feedback(cab, dog): Node(dog)})
+    assert not replay(Tree(game=game, root=root, objective="total", guesses="any")).defects
+    assert replay(Tree(game=game, root=root, objective="total", guesses="hard")).defects == [
+        "root.next['2 2 0']: guess dog drops a hint (cab got 2 2 0, so letter 1 must be C), "
+        "but the tree says guesses are 'hard'"]
+
+
 @pytest.mark.parametrize("objective", ["total", "height", "height,total"])
 def test_hard_mode_never_merges_guesses_that_split_alike(objective):
     """xqy and xay split the answers alike, but xay's green a forbids chm below it, the guess
