@@ -552,6 +552,9 @@ def test_a_build_whose_checkpoint_cannot_be_written_still_writes_its_tree(monkey
     assert status == 0, err
     assert read_tree(out_file).optimal
     assert "moo: warning: " in err and "cannot write the checkpoint" in err
+    assert err.rstrip().endswith("cannot write the checkpoint at the run's end (No space left on "
+                                 "device); the facts of this run that it does not hold are lost "
+                                 "(the tree is not)")
     assert not (tmp_path / "c.json").exists()
 
 

@@ -59,7 +59,7 @@ def test_info_prints_what_the_matrix_and_the_kernels_give(spec, capsys):
     from optimizer.search.solver import NodeSolver
 
     assert main(["info", spec]) == 0
-    lines = dict(line.split(":", 1) for line in capsys.readouterr().out.splitlines())
+    lines = _fields(capsys.readouterr().out)
     game = parse_game(spec)
     values = np.unique(game.feedback_matrix())
     assert lines["feedback classes"].strip() == (
@@ -69,6 +69,27 @@ def test_info_prints_what_the_matrix_and_the_kernels_give(spec, capsys):
     assert int(lines["first-guess classes"]) == len(classes)
     assert np.array_equal(game.first_guesses(), classes)  # the very codes, not just how many
     assert lines["codes"].strip().startswith(f"{game.n_codes} (")
+
+
+def _fields(out: str) -> dict[str, str]:
+    """``KEY: VALUE`` lines, an indented line going on the value before it."""
+    fields: dict[str, str] = {}
+    key = ""
+    for line in out.splitlines():
+        if line.startswith(" "):
+            fields[key] += " " + line.strip()
+        else:
+            key, value = line.split(":", 1)
+            fields[key] = value
+    return fields
+
+
+def test_info_wraps_a_long_list_of_feedback_classes(capsys):
+    assert main(["info", "wordle"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines() if "0 0" in line) <= 100
+    values = _fields(out)["feedback classes"].split(": ", 1)[1].split(", ")
+    assert len(values) == 238 and values[0] == "0 0 0 0 0" and values[-1] == "2 2 2 2 2"
 
 
 @pytest.mark.parametrize("spec", ["mastermind:4x6", "moo:4,4,5,6", "battleship:4x8x3",

@@ -29,12 +29,23 @@ def run(args: argparse.Namespace) -> Exit:
         print(f"secrets:          {game.n_secrets} (the first codes; every code may be guessed)")
     print(f"example codes:    {game.format_code(0)}, {game.format_code(game.n_codes - 1)}")
     print(f"feedback:         {' '.join(game.feedback_names)}")
-    print(
-        f"feedback classes: {len(values)}: "
-        + ", ".join(game.format_feedback(int(v)) for v in values)
-    )
+    print(_wrapped(f"feedback classes: {len(values)}: ",
+                   [game.format_feedback(int(v)) for v in values]))
     print(f"symmetry:         {sym.description}")
     print(f"first-guess classes: {len(first)}")
     print(f"computed in:      {seconds:.2f} s (one guess per first-guess class; no feedback "
           "matrix)")
     return Exit.FINISHED
+
+
+def _wrapped(head: str, items: list[str], width: int = 100) -> str:
+    """The items after ``head``, comma-separated, in lines of at most ``width`` characters that
+    never split an item: Wordle has 238 feedback classes, 2,600 characters on one line. Later
+    lines are indented under the first item."""
+    pieces = [item + "," for item in items[:-1]] + items[-1:]
+    lines = [head + (pieces[0] if pieces else "")]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + 1 + len(piece) > width:
+            lines.append(" " * 17)
+        lines[-1] += " " + piece
+    return "\n".join(lines)

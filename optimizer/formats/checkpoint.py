@@ -314,7 +314,7 @@ class Checkpoint(Merging):
         named it finds it, with the game and no facts, rather than "No such file" from the next
         command."""
         if self._dirty or (create and self.path is not None and not self.path.exists()):
-            self._keep()
+            self._keep(last=True)
 
     # --- writing -------------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -353,16 +353,20 @@ class Checkpoint(Merging):
         if time.monotonic() - self._saved_at >= wait:
             self._keep()
 
-    def _keep(self) -> None:
+    def _keep(self, last: bool = False) -> None:
         """Save a new fact during a search. A failure must not end the search (its tree is
         worth more than the file): it is said once, and each later fact tries again with
-        everything known."""
+        everything known; at the run's end (``last``) there is no later fact, so it says what
+        is lost."""
         try:
             self.save()
         except (OSError, ValueError) as exc:  # CheckpointError, OutputError are ValueErrors
             reason = (f"{exc.strerror}" if isinstance(exc, OSError) and exc.strerror
                       else str(exc))
-            if self.unsaved is None:
+            if last:
+                self._warn(f"cannot write the checkpoint at the run's end ({reason}); the facts "
+                           "of this run that it does not hold are lost (the tree is not)")
+            elif self.unsaved is None:
                 self._warn(f"cannot write the checkpoint ({reason}); the run goes on with its "
                            "facts in memory, writes its tree, and tries again at each new fact")
             self.unsaved = reason
