@@ -49,9 +49,6 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     when a time limit or a signal ended the search first). ``started``: the time.monotonic() of
     the command's start, from which the time limit counts."""
     from ..formats.tree_file import write_tree
-    from ..search.objectives import Search
-    from ..search.observer import Observer
-    from ..search.request import Request
     from ..search.strategies import height_incumbent
     from ..tree import Tree, checked
 
@@ -59,10 +56,9 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         raise ValueError("--height must be at least 1")
     start = started if started is not None else time.monotonic()
     game = parse_game(spec)
-    with Search(Request(game, guesses=guesses, time_limit=time_limit, started=start,
-                        workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                        table_bits=table_bits),
-                Observer(quiet=not progress)) as search:
+    with _search(game, guesses, progress, time_limit=time_limit, started=start,
+                 workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                 table_bits=table_bits) as search:
         log = search.checkpoint
         before = len(log.refuted) if log else 0
         incumbent = height_incumbent(game, guesses, search.deadline)
@@ -126,9 +122,6 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     most ``height`` and return what was shown about the claim that it is ``claim``."""
     from ..formats.tree_file import write_tree
     from ..objective import cost_value
-    from ..search.objectives import Search
-    from ..search.observer import Observer
-    from ..search.request import Request
     from ..search.strategies import height_incumbent
     from ..tree import Tree, checked
 
@@ -136,10 +129,9 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
         raise ValueError("--height must be at least 1 and --deepest at least 0")
     start = started if started is not None else time.monotonic()
     game = parse_game(spec)
-    with Search(Request(game, guesses=guesses, time_limit=time_limit, started=start,
-                        workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                        table_bits=table_bits),
-                Observer(quiet=not progress)) as search:
+    with _search(game, guesses, progress, time_limit=time_limit, started=start,
+                 workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                 table_bits=table_bits) as search:
         incumbent = height_incumbent(game, guesses, search.deadline)
         search.ready(("height", "total"))
         setup = time.monotonic() - start
@@ -184,6 +176,15 @@ def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
     result["holds"] = found.value == claim
     result["proof"] = resting("proven", found.taken) if result["holds"] else "not proven"
     return result
+
+
+def _search(game, guesses: str, progress: bool, **options):
+    """The search both proofs run (``options``: Request's), one place for what they share."""
+    from ..search.objectives import Search
+    from ..search.observer import Observer
+    from ..search.request import Request
+
+    return Search(Request(game, guesses=guesses, **options), Observer(quiet=not progress))
 
 
 def _search_options(args) -> dict:
