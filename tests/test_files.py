@@ -21,12 +21,14 @@ import pytest
 
 import optimizer.formats.checkpoint as checkpoint_module
 import optimizer.formats.files as files_module
+import optimizer.reading as reading_module
 from optimizer.cli import main
 from optimizer.formats.checkpoint import Checkpoint
 from optimizer.formats.checkpoint_io import CheckpointError
-from optimizer.formats.files import MAX_FILE_BYTES, OutputError, check_output, locked, read_file
+from optimizer.formats.files import OutputError, check_output, locked
 from optimizer.formats.tree_file import TreeFileError, read_tree, write_tree
 from optimizer.games import parse_game
+from optimizer.reading import MAX_FILE_BYTES, read_file
 from optimizer.tree import Tree, replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,13 +242,17 @@ def _same_file_cases(tmp_path: Path, tree_file: Path) -> dict:
                                    tmp_path / "hard.json"],
         "plot onto a stored tree": ["compare", SPEC, "--trees", tmp_path,
                                     "--plot", tree_file],
+        "build -o its word list": ["build", f"words:{tree_file}", "--objective", "total",
+                                   "-o", tree_file],
+        "prove onto a word list": ["prove", f" Words: {tmp_path / 'a.txt'} , {spelled}",
+                                   "--height", "3", "--checkpoint", tree_file],
     }
 
 
 CASES = ["page onto its tree", "page onto a hard link", "page from a link",
          "page, spelled otherwise", "build -o its checkpoint", "build -o a new checkpoint",
          "prove -o its checkpoint", "merge onto an input", "merge onto a hard link",
-         "plot onto a stored tree"]
+         "plot onto a stored tree", "build -o its word list", "prove onto a word list"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -459,7 +465,8 @@ READ_SPECIAL = textwrap.dedent("""
                    f"{folder}/sock.json"):
         for argv in (["verify", target], ["page", target, "-o", f"{folder}/p.html"],
                      ["play", target, "--secret", "0 0"], ["checkpoint", "show", target],
-                     ["checkpoint", "merge", target, "-o", f"{folder}/m.json"]):
+                     ["checkpoint", "merge", target, "-o", f"{folder}/m.json"],
+                     ["info", f"words:{target}"]):
             print(main(argv), flush=True)
     rows, problems = stored_rows(parse_game("mastermind:2x3"), folder)
     print(len(problems), flush=True)
@@ -473,13 +480,13 @@ def test_readers_refuse_devices_fifos_and_sockets(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 0, result.stderr[-2000:]
     statuses = result.stdout.split()
-    assert statuses[:-1] == ["2"] * 20
+    assert statuses[:-1] == ["2"] * 24
     assert statuses[-1] == "3"  # the three special *.json files, each named as a problem
     lines = result.stderr.splitlines()
-    assert len(lines) == 20 and all("not a regular file" in line for line in lines)
-    assert sum("character device" in line for line in lines) == 5
-    assert sum("FIFO" in line for line in lines) == 10
-    assert sum("socket" in line for line in lines) == 5
+    assert len(lines) == 24 and all("not a regular file" in line for line in lines)
+    assert sum("character device" in line for line in lines) == 6
+    assert sum("FIFO" in line for line in lines) == 12
+    assert sum("socket" in line for line in lines) == 6
 
 
 def test_readers_bound_the_size(monkeypatch, tmp_path, tree_file):
@@ -492,10 +499,10 @@ def test_readers_bound_the_size(monkeypatch, tmp_path, tree_file):
     with pytest.raises(CheckpointError, match=r"more than the 268,435,456 \(256 MB\)"):
         Checkpoint.read(big)
     size = tree_file.stat().st_size
-    monkeypatch.setattr(files_module, "MAX_FILE_BYTES", size - 1)
+    monkeypatch.setattr(reading_module, "MAX_FILE_BYTES", size - 1)
     with pytest.raises(TreeFileError, match=rf"has {size:,} bytes, more than the {size - 1:,} "):
         read_tree(tree_file)
-    monkeypatch.setattr(files_module, "MAX_FILE_BYTES", size)
+    monkeypatch.setattr(reading_module, "MAX_FILE_BYTES", size)
     assert read_tree(tree_file).objective == "minimax"
     assert read_file(tree_file) == tree_file.read_bytes()
 

@@ -161,6 +161,8 @@ def test_word_spec_forms(tmp_path):
     game = parse_game(f" WORDS:{answers},{guesses}")
     assert game.words == ["bat", "cat", "hat", "zzz"] and game.n_secrets == 3
     assert read_word_list(str(answers)) == ["hat", "cat", "bat"]
+    answers.write_bytes(b"\xef\xbb\xbfhat\r\ncat\r\nbat\r\n")  # as Notepad writes it
+    assert read_word_list(str(answers)) == ["hat", "cat", "bat"]
     for spec, words in (("words", "give the word-list files"), ("words:", "give the"),
                         ("wordle:", "no parameters"), ("Wordle:x", "no parameters"),
                         (f"words:{answers},{guesses},{guesses}", "two file paths"),

@@ -20,7 +20,7 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ..formats.files import check_output  # noqa: E402
-from ..games import GameError  # noqa: E402
+from ..games import GameError, spec_files  # noqa: E402
 from ..tree import TreeError, printable  # noqa: E402
 from .signals import note_held  # noqa: E402
 from .status import Exit  # noqa: E402
@@ -31,7 +31,7 @@ OUTPUT_OPTIONS = {"output": "-o", "checkpoint": "--checkpoint", "plot": "--plot"
 # reads them). No output may be one of them, nor another output of the same command; only
 # --checkpoint is by design read and extended by one run, and is its own input.
 INPUT_OPTIONS = {"file": "FILE", "files": "FILE", "trees": "--trees",
-                 "checkpoint": "--checkpoint"}
+                 "checkpoint": "--checkpoint", "game": "the word list"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,6 +71,9 @@ def check_files(args: argparse.Namespace) -> None:
         value = getattr(args, dest, None)
         if value is None or (dest in OUTPUT_OPTIONS and (label, value) in outputs):
             continue  # absent, or an output already named (--checkpoint: its own input)
+        if dest == "game":  # a game spec: the word lists it names
+            named += [(label, p) for p in spec_files(value)]
+            continue
         for path in value if isinstance(value, list) else [value]:
             named += [(label, p) for p in _read_files(path)]
     for i, (flag, path) in enumerate(outputs):

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..formats.files import read_file, write_atomic
+from ..formats.files import write_atomic
 from ..formats.strict_json import loads
 from ..formats.tree_file import tree_from_json
 from ..games import Game, GameError, parse_game
 from ..objective import bound_note, proven_bounds
 from ..provenance import checkpoint_facts, opening_note, resting
+from ..reading import read_file
 from ..tree import Tree, TreeError, printable, replay
 from .status import Exit
 

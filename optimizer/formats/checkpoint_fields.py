@@ -9,7 +9,8 @@ from pathlib import Path
 
 import orjson
 
-from .files import collector_paused, read_file
+from ..reading import read_file
+from .files import collector_paused
 
 RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
 MOST_SECONDS = 1e12  # CPU seconds a run can have spent (30,000 core-years)

@@ -1,7 +1,6 @@
-"""Safe file input and output: outputs written atomically (a reader sees the old file or the whole
-new one) and checked before any work; inputs read only from regular files of a bounded size; and
-what runs sharing one file (a checkpoint) take: its lock, and what tells one version from another.
-"""
+"""Safe file output: outputs written atomically (a reader sees the old file or the whole new one)
+and checked before any work; and what runs sharing one file (a checkpoint) take: its lock, and
+what tells one version from another. Inputs are read by ``reading.read_file``."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..reading import file_kind
 from ..tree import printable
 
 
@@ -82,14 +82,6 @@ def link_target(path: str | Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
 def _existing(target: Path, path: str | Path) -> os.stat_result | None:
     """The status of the file that an output replaces (None: there is none yet); OutputError
     for anything but a regular file."""
@@ -104,7 +96,7 @@ def _existing(target: Path, path: str | Path) -> os.stat_result | None:
     if stat.S_ISDIR(status.st_mode):
         raise OutputError(f"{shown}: is a folder, not a file name")
     if not stat.S_ISREG(status.st_mode):
-        raise OutputError(f"{shown}: is {_kind(status.st_mode)}, not a regular file: outputs "
+        raise OutputError(f"{shown}: is {file_kind(status.st_mode)}, not a regular file: outputs "
                           "are regular files only (it is never replaced)")
     return status
 
@@ -132,38 +124,6 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
         except OSError:
             pass  # not allowed: the file becomes this user's, as any rewrite makes it
     os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after chown, which clears set-id bits
-
-
-# The largest file a reader takes. The largest legitimate one: a tree of the largest game
-# (MAX_CODES, 40,000 codes) is about 50 bytes a code, 2 MB; a checkpoint holds a few such trees
-# indented (about 150 bytes a code each, 6 MB) and its classes' facts. 256 MB is a wide margin
-# that still stops /dev/zero-like files before they take all memory.
-MAX_FILE_BYTES = 256 * 2**20
-
-
-def read_file(path: str | Path, limit: int | None = None) -> bytes:
-    """The bytes of a tree or checkpoint file. Only a regular file of at most ``limit`` bytes
-    (default MAX_FILE_BYTES) is read: a device (/dev/zero never ends), a FIFO (blocks until a
-    writer comes) or a socket is refused before it is opened, and so is a larger file. Each
-    refusal is an OSError naming ``path``, as a missing file is."""
-    limit = MAX_FILE_BYTES if limit is None else limit
-    status = os.stat(path)
-    if not stat.S_ISREG(status.st_mode):
-        kind = "a folder" if stat.S_ISDIR(status.st_mode) else _kind(status.st_mode)
-        raise OSError(errno.EINVAL, f"it is {kind}, not a regular file", str(path))
-    # O_NONBLOCK: a FIFO put in its place since the check does not block the open
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as handle:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, f"it is {_kind(status.st_mode)}, not a regular file",
-                          str(path))
-        raw = handle.read(limit + 1) if status.st_size <= limit else b""
-    if status.st_size > limit or len(raw) > limit:
-        size = max(status.st_size, len(raw))
-        raise OSError(errno.EFBIG, f"the file has {size:,} bytes, more than the {limit:,} "
-                      f"({limit / 2**20:g} MB) a tree or checkpoint file may have", str(path))
-    return raw
 
 
 def identity(path: Path) -> tuple | None:

@@ -17,8 +17,9 @@ import orjson
 
 from ..games import Game, GameError, WordGame, parse_game, word_game
 from ..games.base import GUESS_MODES, quote
+from ..reading import read_file
 from ..tree import Node, Tree, TreeError, is_int, printable, replay
-from .files import read_file, write_atomic
+from .files import write_atomic
 from .strict_json import JsonError, loads
 
 FORMAT = "decision-tree"

@@ -9,11 +9,11 @@ from pathlib import Path
 from .base import Game, GameError, Symmetry, quote
 from .battleship import Battleship
 from .digits import DigitGame, parse_digit_spec
-from .words import WordGame, parse_word_spec, read_word_list, word_game
+from .words import WordGame, parse_word_spec, read_word_list, spec_paths, word_game
 
 __all__ = [
     "Game", "GameError", "Symmetry", "DigitGame", "Battleship", "WordGame", "parse_game",
-    "DEFAULT_GAMES", "read_word_list", "word_game",
+    "DEFAULT_GAMES", "read_word_list", "word_game", "spec_files",
 ]
 
 ALIASES = {"bullets-maggots": "mastermind:4x10", "hells": "bulls-cows:4x10"}
@@ -47,6 +47,13 @@ def parse_game(spec: str, beside: str | Path | None = None) -> Game:
     if word_family.strip().lower() == "words":
         return parse_word_spec("words", paths if word_colon else None, spec, beside)
     return _defined_game(spec)
+
+
+def spec_files(spec: str) -> list[str]:
+    """The word-list files a game spec names (none for a game the spec alone defines): what a
+    command reads, so that none of its outputs may be one of them."""
+    family, colon, paths = spec.strip().partition(":")
+    return [p for p in spec_paths(paths) if p] if family.strip().lower() == "words" else []
 
 
 @lru_cache(maxsize=4)  # games keep their feedback matrix: up to 100 MB each

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..reading import read_file
 from .base import CODE_DTYPE, MAX_CODES, Game, GameError, Symmetry, quote
 
 MAX_LETTERS = 5  # 3 ** letters feedback patterns must fit in a byte
@@ -279,11 +280,11 @@ def check_words(entries: list[tuple[int, str]], where: str, unit: str = "line") 
 
 
 def read_word_list(path: str) -> list[str]:
-    """The words of a file, one a line (surrounding spaces and blank lines ignored), checked by
-    ``check_words``; a GameError names the file's line where one is wrong."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+    """The words of a file, one a line (surrounding spaces, blank lines and a byte-order mark
+    ignored), checked by ``check_words``; a GameError names the file's line where one is
+    wrong, or why the file cannot be read (a FIFO, a device, a file of over 256 MB)."""
+    try:  # a regular file of bounded size only; utf-8-sig: the mark Notepad puts first
+        text = read_file(path, what="a word list").decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise GameError(f"word list {quote(path)}: cannot be read: {reason}") from None
@@ -332,7 +333,7 @@ def parse_word_spec(family: str, args: str | None, original: str,
     if not args:
         raise GameError(f"{quote(original)}: give the word-list files: words:ANSWERS or "
                         "words:ANSWERS,GUESSES (one lower-case word a line)")
-    paths = [p.strip() for p in args.split(",")]
+    paths = spec_paths(args)
     if len(paths) > 2 or not all(paths):
         raise GameError(f"{quote(original)}: expected words:ANSWERS or words:ANSWERS,GUESSES "
                         "(two file paths at most, without commas)")
@@ -341,6 +342,11 @@ def parse_word_spec(family: str, args: str | None, original: str,
     spec = "words:" + ",".join(paths)
     return _checked_game(spec, lists[0], lists[1] if len(paths) == 2 else [], paths[0],
                          paths[-1], tuple(os.path.realpath(f) for f in found))
+
+
+def spec_paths(args: str) -> list[str]:
+    """The file paths of ``words:ARGS`` as given (a path may not hold a comma)."""
+    return [p.strip() for p in args.split(",")]
 
 
 def _spec_path(path: str) -> bool:
