@@ -242,16 +242,16 @@ class Session:
     def answer_for(self, secret: str) -> str:
         """Answer the current guess truthfully for ``secret``; return the feedback given."""
         truth = self.game.format_feedback(
-            self.game.feedback(self._guess, self.game.parse_code(secret))
+            self.game.feedback(self._guess, self.game.parse_secret(secret))
         )
         self.answer(truth)
         return truth
 
     def wrong_answers(self, secret: str) -> list[WrongAnswer]:
         """Every answer so far that is not ``secret``'s feedback (a ``GameError`` when
-        ``secret`` is not a code of the game)."""
+        ``secret`` is not a possible secret of the game)."""
         game = self.game
-        code = game.parse_code(secret)
+        code = game.parse_secret(secret)
         wrong = []
         for number, (guess, reply) in enumerate(self._rounds, start=1):
             truth = game.feedback(guess, code)

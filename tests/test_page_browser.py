@@ -23,7 +23,7 @@ from optimizer.cli.page import Entry, load_entry, write_page
 from optimizer.cli.play_text import feedback_text
 from optimizer.cli.play_text import named as said
 from optimizer.formats.tree_file import write_tree
-from optimizer.games import parse_game, word_game
+from optimizer.games import GameError, parse_game, word_game
 from optimizer.games.reply import read_reply
 from optimizer.search.build import build
 from optimizer.search.request import Request
@@ -716,6 +716,12 @@ def test_word_tiles_by_keyboard_and_an_impossible_answer(person, pages):
     assert tab.text("#maker-message") == ("That cannot be: no secret agrees with all your "
                                           "answers, so one of them is wrong.")
     assert not tab.page.is_visible("#maker-tiles")
+    only_guessed = game.format_code(game.n_secrets)  # an allowed guess, no answer
+    tab.type_line(only_guessed)
+    with pytest.raises(GameError) as refusal:
+        game.parse_secret(only_guessed)
+    assert tab.text("#maker-message") == f"That is not a valid code: {refusal.value}."
+    tab.page.fill("#maker-secret", "")
     tab.type_line(secret)
     assert tab.texts("#maker-wrong li") == [
         f"When I guessed {w.guess} you replied {said(game, w.given)} but in fact it is "

@@ -17,7 +17,7 @@ import pytest
 
 from optimizer.cli import main
 from optimizer.cli.player import parse_reply
-from optimizer.games import parse_game
+from optimizer.games import GameError, parse_game
 
 ROOT = Path(__file__).resolve().parents[1]
 BC = parse_game("bulls-cows")
@@ -615,6 +615,36 @@ def test_word_secret_shown_with_squares(monkeypatch, word_tree_file):
     assert screen.endswith(" -> 2 2 2 2 2 (\U0001f7e9\U0001f7e9\U0001f7e9\U0001f7e9"
                            "\U0001f7e9), solved\nSolved cigar in " + screen.split(
                                "Solved cigar in ")[1])
+
+
+def test_a_secret_that_may_only_be_guessed_is_refused_at_once(monkeypatch, word_tree_file):
+    """salet is an allowed guess, no answer: played, it led the game to a contradiction."""
+    from optimizer.formats.tree_file import read_tree
+    from optimizer.session import Solver
+
+    refusal = "'salet' may be guessed in words but is not one of its 18 possible answers"
+    status, screen = play(monkeypatch, [str(word_tree_file), "--secret", "salet"])
+    assert status == 2 and screen == f"moo: error: {refusal}\n"
+    session = Solver(read_tree(word_tree_file)).new_game()
+    for ask in (session.answer_for, session.wrong_answers):
+        with pytest.raises(GameError, match=refusal):
+            ask("salet")
+    game = read_tree(word_tree_file).game
+    first = session.guess
+    lie = next(game.format_feedback(f) for f in sorted({game.feedback(game.parse_code(first), s)
+                                                         for s in range(game.n_secrets)})
+               if f != game.win and game.format_feedback(f) != session.answer_for("naval"))
+    told = []
+
+    def person_says_salet_first(screen: str) -> str:
+        if screen.endswith("What was your secret? "):
+            told.append(screen)
+            return "salet" if len(told) == 1 else "naval"
+        return person(game, "naval")(screen)
+
+    status, screen = play(monkeypatch, [str(word_tree_file)], [lie] + [person_says_salet_first] * 8)
+    assert status == 1 and f"That is not a valid code: {refusal}." in screen
+    assert "You say your secret is naval." in screen and len(told) == 2
 
 
 def test_wordle_breaker_draws_an_answer_and_takes_any_allowed_word(monkeypatch):

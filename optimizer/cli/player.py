@@ -110,7 +110,7 @@ def _run(args: argparse.Namespace) -> Exit:
     try:
         game, tree = load_target(args.target)
         solver = None if tree is None else Solver(tree, args.target)  # checked once
-        secret = None if args.secret is None else game.format_code(game.parse_code(args.secret))
+        secret = None if args.secret is None else game.format_code(game.parse_secret(args.secret))
         if args.guesses != "any":
             if not args.breaker:
                 raise GameError("--guesses is the breaker's rule: give it with --breaker (a "
@@ -284,7 +284,7 @@ def _ask_secret(game: Game) -> str:
         if not text:
             continue
         try:
-            return game.format_code(game.parse_code(text))
+            return game.format_code(game.parse_secret(text))
         except GameError as exc:
             say(f"  That is not a valid code: {exc}.")
 

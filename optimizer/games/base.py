@@ -121,6 +121,15 @@ class Game:
             )
         return index
 
+    def parse_secret(self, text: str) -> int:
+        """Code index of ``text`` as a secret: a code that may only be guessed (a word game's
+        allowed guesses beyond its answers) is refused, not played until no secret is left."""
+        index = self.parse_code(text)
+        if index >= self.n_secrets:
+            raise GameError(f"{quote(text)} may be guessed in {self.spec} but is not one of its "
+                            f"{self.n_secrets:,} possible {self.secret_noun}s")
+        return index
+
     def code_rule(self) -> str:
         raise NotImplementedError
 

@@ -303,6 +303,9 @@
       let secret;
       try {
         secret = game.parseCode(input.value);
+        if (secret >= game.secrets) {  // Game.parse_secret: an allowed guess, no answer
+          throw new Error(`'${input.value.trim()}' may be guessed in ${game.spec} but is not one of its ${game.secrets.toLocaleString("en-US")} possible ${game.noun}s`);
+        }
       } catch (error) {
         say($("maker-message"), `That is not a valid code: ${error.message}.`, "alert");
         return;
