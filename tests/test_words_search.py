@@ -157,6 +157,12 @@ def test_first_is_refused_where_it_cannot_hold():
         Request(game, first="012")
     with pytest.raises(ValueError, match="--checkpoint or --improve"):
         Request(game, objective="total", first="012", checkpoint="c.json")
+    answers, others = _lists(1, 9, 12)
+    words = word_game(answers, answers + others)
+    with pytest.raises(ValueError, match=f"{others[0]} is only allowed as a guess"):
+        Request(words, objective="total", guesses="consistent", first=others[0])
+    Request(words, objective="total", guesses="hard", first=others[0])  # hard mode opens freely
+    Request(words, objective="total", guesses="consistent", first=answers[0])
 
 
 def test_verify_holds_an_opening_claim_against_the_tree(tmp_path, capsys):

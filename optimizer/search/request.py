@@ -48,7 +48,11 @@ class Request:
         if self.table_bits is not None and not least <= self.table_bits <= most:
             raise ValueError(f"--table-bits must be {least} to {most}")
         if self.first is not None:
-            self.opening()  # GameError for a code the game does not have
+            opening = self.opening()  # GameError for a code the game does not have
+            if self.guesses == "consistent" and opening >= self.game.n_secrets:
+                raise ValueError(f"--first {self.first}: with --guesses consistent the first "
+                                 f"guess must be a possible secret, and {self.first} is only "
+                                 "allowed as a guess")
             if self.objective is None:
                 raise ValueError("--first goes with an exact objective (--objective)")
             if self.checkpoint is not None or self.improve:
