@@ -102,6 +102,7 @@ def test_bad_tree_files(tmp_path, content, status, message):
     proc = moo_page(str(path), "-o", str(out))
     assert proc.returncode == status
     assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("moo: error: ") and proc.stderr.count("\n") == 1
     assert not out.exists()
 
 

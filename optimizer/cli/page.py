@@ -89,16 +89,16 @@ def run(args: argparse.Namespace) -> Exit:
     try:
         entry = load_entry(Path(args.file))
     except TreeFileError as exc:
-        print(f"moo page: error: {printable(exc)}", file=sys.stderr)
+        print(f"moo: error: {printable(exc)}", file=sys.stderr)
         return Exit.ERROR
     except (TreeError, PageError) as exc:
-        print(f"moo page: error: {printable(exc)}", file=sys.stderr)
+        print(f"moo: error: {printable(exc)}", file=sys.stderr)
         return Exit.FAILED
     output = Path(args.output)
     try:
         size = write_page(entry, output)
     except OSError as exc:
-        print(f"moo page: error: {printable(output)}: cannot write: {exc.strerror or exc}",
+        print(f"moo: error: {printable(output)}: cannot write: {exc.strerror or exc}",
               file=sys.stderr)
         return Exit.ERROR
     tree, result = entry.tree, entry.result
