@@ -290,7 +290,15 @@ def test_end_of_input_when_asked_for_the_secret(monkeypatch, bc_tree_file):
 def test_quit(monkeypatch, bc_tree_file):
     status, screen = play(monkeypatch, [str(bc_tree_file)], ["q"])
     assert status == 1
-    assert "game over" in screen
+    assert screen.endswith("? q\nStopped: game over.\n")  # not "No more answers"
+
+
+def test_help_and_quit_when_asked_for_the_secret(monkeypatch, bc_tree_file):
+    status, screen = play(monkeypatch, [str(bc_tree_file)], ["0 0", "0 0", "?", "Quit"])
+    assert status == 1
+    assert screen.endswith("What was your secret? ?\n  Type the code you thought of, e.g. "
+                           "0123, and I name the answers that were wrong; q to stop.\n"
+                           "What was your secret? Quit\nStopped: game over.\n")
 
 
 def test_live_mode_battleship(monkeypatch):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import orjson
 import pytest
 from oracle import plain_optimum, plain_values
 
@@ -226,6 +227,14 @@ def test_a_game_of_answers_alone_round_trips_through_a_tree_file(tmp_path):
                 "--quiet"]) == 0
     assert moo(["verify", str(out)]) == 0
     assert word_game(["hat", "cat"], []).words == ["cat", "hat"]
+    from optimizer.formats.tree_file import read_tree
+    from optimizer.tree import TreeError
+
+    data = orjson.loads(out.read_bytes())
+    data["words"]["answers"].append("bat")  # the defect is in 'words', not in 'game'
+    out.write_bytes(orjson.dumps(data))
+    with pytest.raises(TreeError, match=r": 'words': words answers, word 6: 'bat' repeats "):
+        read_tree(out)
 
 
 def test_word_list_files_are_read_again_at_each_parse(tmp_path):

@@ -12,6 +12,10 @@ class EndOfInput(Exception):
     """The person closed the input (EOF) or asked to stop."""
 
 
+class Stopped(EndOfInput):
+    """The person typed one of the ``QUIT_WORDS``."""
+
+
 def say(text: str = "") -> None:
     print(text, flush=True)
 

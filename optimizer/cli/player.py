@@ -42,7 +42,7 @@ from ..session import (
 )
 from ..tree import Tree, TreeError, printable, replay
 from .breaker import play_breaker
-from .console import QUIT_WORDS, EndOfInput, ask, say, silence_stdout
+from .console import QUIT_WORDS, EndOfInput, Stopped, ask, say, silence_stdout
 from .options import seed
 from .play_text import guesses_text, how_to_answer, named, prompt, think_of_a_secret
 from .status import Exit
@@ -229,6 +229,9 @@ def play_maker(session: Session, how: str) -> Exit:
             say(choices_left(session))
             if session.status == NO_MOVE:
                 return _tree_defect(session)
+    except Stopped:
+        say("Stopped: game over.")
+        return Exit.FAILED
     except EndOfInput:
         say("\nNo more answers: game over.")
         return Exit.FAILED
@@ -242,7 +245,7 @@ def _read_reply(session: Session) -> None:
         text = ask(prompt(game))
         word = text.lower()
         if word in QUIT_WORDS:
-            raise EndOfInput
+            raise Stopped
         if word in HELP_WORDS or not word:
             say(_maker_help(game))
             continue
@@ -281,7 +284,11 @@ def _expose(session: Session) -> Exit:
 def _ask_secret(game: Game) -> str:
     while True:
         text = ask("What was your secret? ")
-        if not text:
+        if text.lower() in QUIT_WORDS:
+            raise Stopped
+        if not text or text.lower() in HELP_WORDS:
+            say(f"  Type the {game.secret_noun} you thought of, e.g. {game.format_code(0)}, "
+                "and I name the answers that were wrong; q to stop.")
             continue
         try:
             return game.format_code(game.parse_secret(text))

@@ -173,8 +173,8 @@ def _game(data: dict, where: str) -> Game:
                 for v in words.values()):
             raise GameError("'words' holds \"answers\" and \"guesses\": lists of words")
         return word_game(words.get("answers", []), words.get("guesses", []))
-    except GameError as exc:
-        raise TreeError(f"{where}: 'game': {exc}") from None
+    except GameError as exc:  # the field at fault: the lists carried, or the game named
+        raise TreeError(f"{where}: {'words' if carried else 'game'!r}: {exc}") from None
 
 
 def node_from_json(game: Game, raw, place: str, where: str) -> Node:
