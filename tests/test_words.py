@@ -168,7 +168,8 @@ def test_word_spec_forms(tmp_path):
                         ("wordle:", "no parameters"), ("Wordle:x", "no parameters"),
                         (f"words:{answers},{guesses},{guesses}", "two file paths"),
                         (f"words:{answers},", "two file paths"),
-                        (f"words:{tmp_path}/none.txt", "cannot be read")):
+                        (f"words:{tmp_path}/none.txt", "cannot be read"),
+                        (str(answers), f"for a word list write words:{answers} ")):
         with pytest.raises(GameError, match=words):
             parse_game(spec)
 

@@ -75,6 +75,9 @@ def _defined_game(spec: str) -> Game:
         if not match:
             raise GameError(f"{quote(spec)}: expected battleship:RxCxK, e.g. battleship:4x8x3")
         return Battleship(*(int(g) for g in match.groups()))
+    if Path(spec.strip()).is_file():  # a word list given alone
+        raise GameError(f"unknown game {quote(spec)}: for a word list write "
+                        f"words:{spec.strip()} (or words:ANSWERS,GUESSES)")
     raise GameError(
         f"unknown game {quote(spec)}: use bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, "
         "moo[:R1,R2,...], battleship[:RxCxK], wordle or words:ANSWERS[,GUESSES]"
