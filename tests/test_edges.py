@@ -351,6 +351,43 @@ def test_a_false_fact_is_said_and_corrected(tmp_path, capsys):
     assert "0012" not in fixed["height"]["refuted"]
 
 
+def test_facts_that_the_tree_in_hand_disproves_are_corrected_before_the_search(tmp_path,
+                                                                              capsys):
+    """Every class claimed refuted within 5, or to cost at least 1000: the tree the run starts
+    from (height 5; total 73) opens with one of them. That fact is said, removed and searched
+    (it was taken as true: "PROVEN, resting on 13 checkpoint facts")."""
+    from optimizer.cli.prove import prove_height
+    from optimizer.formats.checkpoint import Checkpoint
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    game, path = parse_game("battleship:3x3x2"), tmp_path / "height.json"
+    classes = [game.format_code(g) for g in game.first_guesses()]
+    path.write_bytes(orjson.dumps({
+        "format": "moo-checkpoint", "version": 2, "game": game.spec, "guesses": "any",
+        "height": {"refuted": {c: {"height": 5} for c in classes}}, "total": {}}))
+    result = prove_height(game.spec, 5, progress=False, checkpoint=str(path), workers=1)
+    assert result["holds"] and result["checkpoint_facts"] == len(classes) - 1
+    [said] = result["checkpoint"]["corrected"]
+    wrong = said.split("'")[1].split()[:2]
+    assert said == (f"the fact '{' '.join(wrong)} refuted within 5 guesses' is false: this run "
+                    "found a tree of height 5 or less opening with it; corrected in the file")
+    fixed = Checkpoint.read(path)
+    assert fixed.refuted_height(game.parse_code(" ".join(wrong))) == 4  # searched, and kept
+    assert capsys.readouterr().err.count("is false") == 1
+    game, path = parse_game("mastermind:3x3"), tmp_path / "total.json"
+    classes = [game.format_code(g) for g in game.first_guesses()]
+    path.write_bytes(orjson.dumps({
+        "format": "moo-checkpoint", "version": 2, "game": game.spec, "guesses": "any",
+        "height": {"refuted": {}},
+        "total": {"27": {"classes": {c: {"at_least": 1000} for c in classes}}}}))
+    tree = build(Request(game, objective="total", checkpoint=str(path), workers=1))
+    assert tree.replayed.total == 73 and tree.optimal  # the class searched: 73 is the least
+    err = capsys.readouterr().err
+    assert err.count("is false") == 1 and "within 27: least total at least 1000' is false: " \
+        "this run found a tree of total " in err
+
+
 def test_a_bound_above_the_value_found_is_corrected(tmp_path, capsys):
     """The Checkpoint itself: 'at least 7000' for a class this run solves at 6080."""
     from optimizer.formats.checkpoint import Checkpoint

@@ -113,6 +113,38 @@ class Checkpoint(Merging):
                                "seconds": round(seconds, 2)}
         self._keep()
 
+    def tree_in_hand(self, root: Node, height: int, cost: str | None = None, depth: int = 0,
+                     value: int = 0) -> None:
+        """A tree of ``height`` (and ``value`` of ``cost`` within ``depth``) opening with
+        ``root.guess`` is in hand: a fact of the file about its class that it disproves (refuted
+        within ``height`` or more; a least cost above ``value``) is said, removed and written,
+        so that the search does that class's work rather than take the false fact."""
+        guess = self.game.first_guess_class(root.guess)
+        false = self._unrefuted(guess, height)
+        for (kind, limit), facts in self.totals.items() if cost is not None else ():
+            entry = facts.classes.get(guess)
+            if entry is not None and kind == cost and claimed(entry) > value and (
+                    limit == depth or (cost == "total" and limit > depth)):
+                said = f"exactly {entry['exact']}" if "exact" in entry else (
+                    f"at least {entry['at_least']}")
+                self._correct(f"{self.game.format_code(guess)} within {limit}: least {cost} "
+                              f"{said}", f"a tree of {cost} {value} opening with it")
+                del facts.classes[guess]
+                false = True
+        if false:
+            self._keep()
+
+    def _unrefuted(self, guess: int, height: int) -> bool:
+        """Class ``guess`` has a tree of ``height`` or less: a claim that it is refuted within
+        ``height`` or more is said and removed (the caller writes); whether there was one."""
+        claimed_height = self.refuted_height(guess)
+        if claimed_height < height:
+            return False
+        self._correct(f"{self.game.format_code(guess)} refuted within {claimed_height} guesses",
+                      f"a tree of height {height} or less opening with it")
+        del self.refuted[guess]
+        return True
+
     def count_refuted(self, height: int) -> int:
         return sum(1 for entry in self.refuted.values() if entry["height"] >= height)
 
@@ -172,10 +204,7 @@ class Checkpoint(Merging):
                        else f"at least {old['at_least']}")
             self._correct(f"{code} within {depth}: least {cost} {claimed}",
                           f"{'exactly' if exact else 'at least'} {value}")
-        if exact and self.refuted_height(guess) >= depth:  # a tree within depth opens with it
-            self._correct(f"{code} refuted within {self.refuted_height(guess)} guesses",
-                          f"a tree of height {depth} or less opening with it")
-            del self.refuted[guess]
+        if exact and self._unrefuted(guess, depth):  # a tree within depth opens with it
             false = True  # written at once, as said
         new = {"exact" if exact else "at_least": int(value)}
         if lookahead and not exact:

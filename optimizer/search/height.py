@@ -44,6 +44,8 @@ class HeightSearch(RootSearch):
         best, best_root = incumbent
         if best is None:
             best = n + 1
+        elif self.checkpoint is not None and best_root is not None:  # not a fact it disproves
+            self.checkpoint.tree_in_hand(best_root, best)
         out = Outcome(0, None, False, lower)
         counted = self.nodes
         self.bar = self.observer.bar(desc="height", unit="class")

@@ -53,6 +53,7 @@ class TotalSearch(RootSearch):
             upper, incumbent = log.better_incumbent(self.cost, depth, upper, incumbent)
             if incumbent is not None:
                 log.record_incumbent(self.cost, depth, upper, incumbent)
+                log.tree_in_hand(incumbent, depth, self.cost, depth, upper)
         # A tree in hand need only be beaten; a value without one must be reached (ties count).
         best = int(INF) if upper is None else upper if incumbent is not None else upper + 1
         if log is not None:
