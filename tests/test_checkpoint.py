@@ -126,6 +126,13 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
     assert "exhaustive search found" not in text
     assert "listed as refuted in" in text and "PROVEN, resting on" in text
     assert status == 0 and read_tree(out).meta["classes_from_checkpoint"] > 0
+    # too low a claim fails by the same refutation: it rests on the same facts, and says so
+    status = moo(["prove", "battleship:3x4x2", "--guesses", "consistent", "--height", "4",
+                  "--checkpoint", str(path), "--quiet", "--workers", "1"])
+    text = capsys.readouterr().out
+    assert status == 1 and "exhaustive search found" not in text
+    assert "  [no]  height 4 is not enough: all " in text and "listed as refuted in" in text
+    assert "\nCLAIM FAILS, resting on " in text and "the optimal worst case is 5" in text
 
 
 @pytest.mark.parametrize("payload,message", [

@@ -216,9 +216,9 @@ def run(args) -> Exit:
         print(f"  [yes] height {k} is enough: a tree of height {tree['height']} was built and "
               f"replayed over every secret (total {tree['total']})")
     else:
-        print(f"  [no]  height {k} is not enough: no strategy solves every secret in {k}")
+        print(f"  [no]  height {k} is not enough: {_how_refuted(result, opt - 1)}")
     if result["lower_impossible"]:
-        print(f"  [yes] height {k - 1} is impossible: {_how_refuted(result)}")
+        print(f"  [yes] height {k - 1} is impossible: {_how_refuted(result, k - 1)}")
     else:
         print(f"  [no]  height {k - 1} is possible: the optimum is {opt}")
     print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
@@ -234,7 +234,8 @@ def run(args) -> Exit:
         else:
             print(f"PROVEN: the optimal worst case is {k}")
         return Exit.FINISHED
-    print(f"CLAIM FAILS: the optimal worst case is {opt}")
+    # too low a claim fails by the refutation of opt - 1, which may rest on the file's facts
+    print(f"{resting('CLAIM FAILS', taken if k < opt else 0)}: the optimal worst case is {opt}")
     return Exit.FAILED
 
 
@@ -283,11 +284,12 @@ def _run_deepest(args) -> Exit:
     return Exit.FAILED
 
 
-def _how_refuted(result: dict) -> str:
-    """Who refuted height K - 1: this run's exhaustive search, the checkpoint file, or both."""
-    k, searched, taken = result["claim"], result["classes_searched"], result["classes_taken"]
+def _how_refuted(result: dict, height: int) -> str:
+    """Who refuted ``height``, the least height less one: this run's exhaustive search, the
+    checkpoint file, or both."""
+    searched, taken = result["classes_searched"], result["classes_taken"]
     if not taken:
-        return f"exhaustive search found no strategy solving every secret in {k - 1}"
+        return f"exhaustive search found no strategy solving every secret in {height}"
     log = result["checkpoint"]["file"]
     if not searched:
         return (f"all {taken} first-guess classes not ruled out by counting are listed as "
