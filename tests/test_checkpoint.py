@@ -393,7 +393,13 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     data["total"]["27"]["classes"][code] = {"at_least": true + 1}  # more than is true
     path.write_bytes(orjson.dumps(data))
     assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet"]) == 1
-    assert f"does not hold: {code} within 27" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    claims = len(data["height"]["refuted"]) + len(data["total"]["27"]["classes"])
+    assert f"{claims} of {claims} claims checked by exhaustive search, {claims - 1} hold" in out
+    assert f"does not hold: {code} within 27" in out
+    assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet", "--sample",
+                "1"]) in (0, 1)
+    assert f"1 of 1 claims drawn at random from its {claims} checked" in capsys.readouterr().out
     assert moo(["checkpoint", "show", str(path)]) == 0
     assert "best tree: 73, opening" in capsys.readouterr().out
 

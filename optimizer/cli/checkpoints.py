@@ -227,6 +227,7 @@ def verify(args) -> Exit:
     if not claims:  # nothing checked is not "every claim holds"
         print(f"{args.file}: no claims to check ({game.spec}, {log.guesses} guesses)")
         return Exit.FINISHED
+    held = len(claims)
     if args.sample is not None and args.sample < len(claims):
         claims = random.Random(args.seed).sample(claims, args.sample)
     false: list[str] = []
@@ -247,8 +248,9 @@ def verify(args) -> Exit:
             if not holds:
                 false.append(text)
                 bar.write(f"FALSE: {text}")
-    print(f"{args.file}: {checked} of {len(claims)} claims re-proved by exhaustive search "
-          f"({game.spec}, {log.guesses} guesses)")
+    drawn = f" drawn at random from its {held}" if len(claims) < held else ""
+    print(f"{args.file}: {checked} of {len(claims)} claims{drawn} checked by exhaustive search, "
+          f"{checked - len(false)} hold ({game.spec}, {log.guesses} guesses)")
     for text in false:
         print(f"  does not hold: {text}")
     if false:
