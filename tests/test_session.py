@@ -112,6 +112,11 @@ def test_contradiction_and_the_wrong_answers_named():
         session.answer("0 0")
     with pytest.raises(GameError, match="is not a code"):
         session.wrong_answers("9999")
+    for secret in (1234, None, b"1234", ["1", "2", "3", "4"]):  # not text: named, no traceback
+        with pytest.raises(GameError, match=r"a code is text such as '\d+', not .* \("):
+            session.wrong_answers(secret)
+        with pytest.raises(GameError, match="a code is text"):
+            solver.new_game().answer_for(secret)
 
 
 def test_claiming_a_ruled_out_guess_is_a_contradiction(any_tree_file):

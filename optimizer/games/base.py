@@ -106,6 +106,10 @@ class Game:
         """Code index of ``text``; a GameError names what is wrong. People may type a code
         loosely (``0 1 2 3``, ``h2, c3, a1``); ``strict`` accepts only the notation of the tree
         format, exactly as ``format_code`` writes it (tree files must be unambiguous)."""
+        if not isinstance(text, str):  # the API's callers: 1234 is not '1234' (no leading 0)
+            shown = repr(text) if len(repr(text)) <= 40 else repr(text)[:37] + "..."
+            raise GameError(f"a code is text such as {self.format_code(0)!r}, not {shown} "
+                            f"({type(text).__name__})")
         if strict:
             index = self._notation().get(text)
             if index is not None:
