@@ -217,3 +217,25 @@ def test_word_contradiction_names_the_wrong_marks(word_tree_file):
     assert named["wrong_answers"][0]["guess"] == guess
     assert named["wrong_answers"][0]["truth"] == truth
     driver.close()
+
+
+def test_a_word_game_secret_spelled_new_is_taken_as_the_secret(tmp_path):
+    """Asked for the secret, the line new named it when the answers hold the word new (it
+    started a new game instead); new then starts another game."""
+    from optimizer.formats.tree_file import write_tree
+    from optimizer.games import word_game
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    path = tmp_path / "three.json"
+    write_tree(build(Request(word_game(["new", "old", "ten", "net", "wen", "yes"]),
+                             strategy="minimax")), path)
+    driver = Driver(str(path))
+    state = driver.first
+    while not state["contradiction"]:  # grey, grey, grey: no answer has none of its letters
+        state = driver.send("bbb")
+    assert state["ask"] == "secret"
+    named = driver.send("new")
+    assert named["secret"] == "new" and named["wrong_answers"] and "ask" not in named
+    assert driver.send("new")["guesses"] == 0  # now a new game
+    assert driver.close()[0] == 0

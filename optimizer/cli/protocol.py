@@ -5,7 +5,9 @@ any language pairs them without parsing ahead. A line is one of:
 
 - a feedback to the current guess, typed as for ``moo play`` (``1 2``, ``1,2``, ``w``);
 - ``new``: start another game with the same tree;
-- after answers that contradict each other, the secret, so that the wrong answers are named.
+- after answers that contradict each other, the secret, so that the wrong answers are named
+  (a secret spelled ``new``, a word game's answer, is the secret then: ``new`` again starts
+  another game).
 
 Each object holds the state of the game (``guess`` to answer, null once the game is over;
 ``guesses`` answered; ``candidates`` still possible; ``solved``; ``contradiction``), plus
@@ -69,10 +71,11 @@ def _serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> 
             _write(out, reply)
             continue
         text = raw.decode("utf-8", errors="replace").strip()
-        if text.lower() == NEW_GAME:
+        asked = session.status == CONTRADICTION and named is None  # for the secret
+        if text.lower() == NEW_GAME and not (asked and _a_secret(session, text)):
             session, named = new_session(), None
             reply = state(session)
-        elif session.status == CONTRADICTION and named is None:
+        elif asked:
             try:
                 named = wrong_answers(session, text)
                 reply = state(session, named)
@@ -83,6 +86,16 @@ def _serve(new_session: Callable[[], Session], lines: BinaryIO, out: TextIO) -> 
         else:
             reply = _answer(session, text)
         _write(out, reply)
+
+
+def _a_secret(session: Session, text: str) -> bool:
+    """Whether ``text`` names a secret of the game: asked for the secret, a word game whose
+    answers hold the word "new" takes it as the secret, not as a new game."""
+    try:
+        session.game.parse_secret(text)
+    except GameError:
+        return False
+    return True
 
 
 def read_line(lines: BinaryIO) -> bytes | None:
