@@ -154,6 +154,12 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
      b' "height": {"refuted": {"a1 a2": {"height": 3}}}}', "write codes as"),
     (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
      b' "extra": 1}', "unknown key"),
+    (b'{"format": "moo-checkpoint", "version": 2.0, "game": "battleship:2x4x2", '
+     b'"guesses": "any"}', "version 2.0; expected"),
+    (b'{"format": "moo-height-checkpoint", "version": true, "game": "battleship:2x4x2", '
+     b'"guesses": "any"}', "version True; expected"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "Battleship:2X4X2", "guesses": "any"}',
+     "'game': write 'battleship:2x4x2', as the program does, not 'Battleship:2X4X2'"),
     (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
      b' "total": {"28": {"classes": {"A1 A2": {"exact": 50, "at_least": 40}}}}}',
      "one of exact, at_least"),
@@ -181,6 +187,13 @@ def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
     path.write_bytes(payload)
     with pytest.raises(CheckpointError, match=message):
         Checkpoint(path, parse_game(SPEC), "any")
+
+
+def test_a_checkpoint_without_its_game_says_so(tmp_path):
+    path = tmp_path / "cp.json"
+    path.write_bytes(b'{"format": "moo-checkpoint", "version": 2, "guesses": "any"}')
+    with pytest.raises(CheckpointError, match="'game': the game's name is missing"):
+        Checkpoint.read(path)
 
 
 @pytest.mark.parametrize("where", ["height", "total"])

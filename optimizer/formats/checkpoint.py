@@ -91,8 +91,11 @@ class Checkpoint(Merging):
 
         if data is None:
             data = read_json(Path(path))
+        if not isinstance(data.get("game"), str):
+            raise CheckpointError(f"{path}: 'game': the game's name is missing (a string such "
+                                  "as \"battleship:4x8x3\")")
         try:
-            game = parse_game(str(data.get("game")), beside=link_target(path).parent)
+            game = parse_game(data["game"], beside=link_target(path).parent)
         except GameError as exc:
             raise CheckpointError(f"{path}: 'game': {exc}") from None
         guesses = data.get("guesses")

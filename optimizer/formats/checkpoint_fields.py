@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 
+from ..games import GameError, parse_game
 from ..reading import read_file
 from .files import collector_paused
 
@@ -89,3 +90,12 @@ def count(value, where: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise CheckpointError(f"{where}: a whole number >= {least}, found {value!r}")
     return value
+
+
+def spelling_of(spec, canonical: str) -> bool:
+    """Whether ``spec`` is another way to write the game ``canonical`` (a file edited by hand:
+    "battleship" for "battleship:4x8x3")."""
+    try:
+        return isinstance(spec, str) and spec != canonical and parse_game(spec).spec == canonical
+    except GameError:
+        return False

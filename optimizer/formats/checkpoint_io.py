@@ -20,6 +20,7 @@ from .checkpoint_fields import (
     json_object,
     number,
     read_json,
+    spelling_of,
     spent,
 )
 from .facts import TotalFacts
@@ -179,9 +180,10 @@ class _Reader:
         where = str(path)
         version = data.get("version")
         fmt = data.get("format")
-        if (fmt, version) == (OLD_FORMAT, 1):
+        number = version if type(version) is int else None  # 2.0 and true equal 2 and 1
+        if (fmt, number) == (OLD_FORMAT, 1):
             allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
-        elif (fmt, version) == (FORMAT, VERSION):
+        elif (fmt, number) == (FORMAT, VERSION):
             allowed = {"format", "version", "game", "guesses", "meaning", "height", LISTS,
                        *COSTS}
         else:
@@ -193,6 +195,9 @@ class _Reader:
             raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         if not self._same_game(data.get("game"), data.get(LISTS)) or \
                 data.get("guesses") != self.guesses:
+            if spelling_of(data.get("game"), self.game.spec):
+                raise CheckpointError(f"{where}: 'game': write {self.game.spec!r}, as the "
+                                      f"program does, not {data.get('game')!r}")
             raise CheckpointError(
                 f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
                 f"not {self.game.spec} ({self.guesses} guesses)")
@@ -389,3 +394,4 @@ class _Reader:
                                   f"{self.game.format_code(guess)!r}")
         self._codes[text] = guess
         return guess
+
