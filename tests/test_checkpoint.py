@@ -381,6 +381,23 @@ def test_merge_is_a_union_and_refuses_contradictions(tmp_path, capsys):
         f"moo: error: {other}: mastermind:2x3 (any guesses) cannot be merged with "
         f"{TOTAL_SPEC} (any guesses)\n")
     assert not (tmp_path / "d.json").exists()
+    # into an existing output of another game: the output named once
+    assert moo(["checkpoint", "merge", str(a), "-o", str(other)]) == 2
+    assert capsys.readouterr().err.startswith(f"moo: error: {other}: written for mastermind:2x3 "
+                                              f"(any guesses), not {TOTAL_SPEC} (any guesses); "
+                                              "nothing written")
+    # a tree added to an existing checkpoint given only as the output
+    tree = tmp_path / "t.json"
+    assert moo(["build", TOTAL_SPEC, "--strategy", "minimax", "-o", str(tree)]) == 0
+    fresh = tmp_path / "fresh.json"
+    Checkpoint(fresh, game, "any").close()
+    capsys.readouterr()
+    assert moo(["checkpoint", "merge", str(tree), "-o", str(fresh)]) == 0
+    assert capsys.readouterr().out.endswith(" from 1 file\n")
+    kept = [f.incumbent[0] for f in Checkpoint(fresh, game, "any").totals.values()]
+    assert replay(read_tree(tree)).total in kept
+    assert moo(["checkpoint", "merge", str(tree), "-o", str(tmp_path / "none.json")]) == 2
+    assert "or an existing one as -o" in capsys.readouterr().err
 
 
 def test_show_and_merge_read_each_file_once(tmp_path, monkeypatch):

@@ -176,16 +176,20 @@ def merge(args) -> Exit:
     from ..formats.tree_file import read_tree
 
     logs = _checkpoints(args.files)
-    if not logs:
-        raise CheckpointError("merge: give at least one checkpoint file (tree files join one)")
-    first = next(iter(logs.values()))
+    if logs:
+        first = next(iter(logs.values()))
+    elif Path(args.output).exists():  # trees added to the output itself
+        first = Checkpoint.read(args.output)
+    else:
+        raise CheckpointError("merge: give at least one checkpoint file, or an existing one as "
+                              "-o (tree files join one)")
     # An existing output is merged into, as one more run sharing it: its facts stay, and a run
     # writing it meanwhile loses nothing (the write is Checkpoint.save's, under the file's
     # lock, after taking in what was written since it was read).
     try:
         merged = Checkpoint(args.output, first.game, first.guesses)
     except CheckpointError as exc:
-        raise CheckpointError(f"{args.output}: {exc}; nothing written (an existing output is "
+        raise CheckpointError(f"{exc}; nothing written (an existing output is "
                               "merged into, so it must be a checkpoint of the same game)") from None
     # The trees after every checkpoint file: each is checked against all the facts merged
     # (one that is not the new best is not checked again).
@@ -201,7 +205,7 @@ def merge(args) -> Exit:
     print(f"{args.output}: {len(merged.refuted)} height refutations, "
           f"{sum(len(f.classes) for f in merged.totals.values())} total facts, "
           f"{sum(len(f.parts) for f in merged.totals.values())} below the first guess, from "
-          f"{len(args.files)} files")
+          f"{len(args.files)} file{'s' if len(args.files) != 1 else ''}")
     return Exit.FINISHED
 
 

@@ -22,7 +22,7 @@ class Merging:
         opening's class is said to, or one of the two is false."""
         if (tree.game.identity, tree.guesses) != (self.game.identity, self.guesses):
             raise CheckpointError(f"a tree of {tree.game.spec} ({tree.guesses} guesses) cannot "
-                                  f"join {self.game.spec} ({self.guesses})")
+                                  f"join {self.game.spec} ({self.guesses} guesses)")
         result = replay(tree)
         if result.defects:
             raise CheckpointError(f"the tree does not replay: {result.defects[0]}")
