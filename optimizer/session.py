@@ -115,6 +115,9 @@ class Solver:
     @classmethod
     def load(cls, path: str | Path) -> Solver:
         """Read a tree file; a ``TreeError`` names any defect (``TreeFileError``: unreadable)."""
+        if not isinstance(path, str | Path):  # open(123) would read file descriptor 123
+            raise TreeError(f"a tree file's path is a string or a Path, not {_shown(path)} "
+                            f"({type(path).__name__})")
         return cls(read_tree(path), printable(path))
 
     def new_game(self, feedback: Iterable[str | Sequence[int]] = ()) -> Session:

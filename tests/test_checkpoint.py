@@ -447,6 +447,8 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert moo(["checkpoint", "verify", str(path), "--workers", "1", "--quiet", "--sample",
                 "1"]) in (0, 1)
     assert f"1 of 1 claims drawn at random from its {claims} checked" in capsys.readouterr().out
+    assert moo(["checkpoint", "verify", str(path), "--seed", "3"]) == 2  # no draw to seed
+    assert "--seed is the seed of --sample's draw" in capsys.readouterr().err
     assert moo(["checkpoint", "show", str(path)]) == 0
     assert "best tree: 73, opening" in capsys.readouterr().out
 

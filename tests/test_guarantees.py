@@ -425,6 +425,7 @@ def read_tree_bytes(raw: bytes) -> Tree:
     (["--objective", "height", "--lookahead", "1"], "not to height alone"),
     (["--objective", "total", "--lookahead", "-1"], "not a whole number of levels"),
     (["--objective", "total", "--lookahead", "two"], "not a whole number of levels"),
+    (["--objective", "total", "--workers", "0"], "'0': the number of workers must be at least 1"),
     (["--objective", "total", "--improve", "0"], "not a positive, finite number of seconds"),
 ])
 def test_lookahead_and_improve_are_checked(capsys, tmp_path, options, said):

@@ -20,7 +20,7 @@ from optimizer.session import (
     Solver,
     WrongAnswer,
 )
-from optimizer.tree import replay
+from optimizer.tree import TreeError, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "trees" / "mastermind-4x6.total.any.json"
@@ -149,6 +149,13 @@ def test_incomplete_tree_stops_with_its_defect(small_tree_file, tmp_path):
     assert session.status == NO_MOVE and session.guess is None
     assert re.search(rf"no move after {data['root']['guess']} -> {dropped}, although \d+ "
                      r"secret\(s\) fit every answer", session.tree_defect)
+
+
+@pytest.mark.parametrize("path", [123, 0, None, b"tree.json"])
+def test_a_path_that_is_not_text_is_refused(path):
+    """Solver.load(123) read file descriptor 123, and None raised a TypeError."""
+    with pytest.raises(TreeError, match=r"a tree file's path is a string or a Path, not "):
+        Solver.load(path)
 
 
 def test_readme_example_runs_as_written():

@@ -31,7 +31,8 @@ def configure(parser) -> None:
     verify.add_argument("file")
     verify.add_argument("--sample", type=sample_size, default=None, metavar="K",
                         help="check K claims drawn at random, K at least 1 (default: all)")
-    verify.add_argument("--seed", type=seed, default=0, help="seed of the draw (0 to 2**64 - 1)")
+    verify.add_argument("--seed", type=seed, default=None,
+                        help="seed of the draw of --sample (0 to 2**64 - 1; default 0)")
     verify.add_argument("--quiet", action="store_true", help="no progress bar")
     add_search_options(verify)
 
@@ -218,6 +219,8 @@ def verify(args) -> Exit:
     from ..search.observer import Observer
     from ..search.request import Request
 
+    if args.seed is not None and args.sample is None:
+        raise ValueError("--seed is the seed of --sample's draw: give it with --sample K")
     log = Checkpoint.read(args.file)
     game = log.game
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
@@ -233,7 +236,7 @@ def verify(args) -> Exit:
         return Exit.FINISHED
     held = len(claims)
     if args.sample is not None and args.sample < len(claims):
-        claims = random.Random(args.seed).sample(claims, args.sample)
+        claims = random.Random(args.seed or 0).sample(claims, args.sample)
     false: list[str] = []
     checked = 0
     with Search(request) as search:
