@@ -679,6 +679,18 @@ def test_the_work_left_counts_the_classes_below_the_best_at_the_measured_pace():
                          "seconds_per_class": 20.0, "classes_settled": 1, "runs": 1}
     pace.update(7, waiting=2, running=0, cpu=60.0)  # a better tree: none after the 2nd below 7
     assert pace.left["classes"] == 0 and pace.left["seconds_per_class"] == 30.0
+    assert pace.update(10, waiting=3, running=0, cpu=60.0).startswith("left 1 class, ~")
+
+
+def test_the_bar_s_last_state_shows_the_estimate_after_the_last_class(tmp_path, capsys):
+    """The board was drawn before the estimate was updated: the last line said "left 1 classes"
+    after the last class was settled, where the checkpoint said none were left."""
+    from optimizer.cli import main
+
+    assert main(["build", "mastermind:3x4", "--objective", "total", "--workers", "1",
+                 "--checkpoint", str(tmp_path / "c.json"), "-o", str(tmp_path / "t.json")]) == 0
+    last = [line for line in capsys.readouterr().err.splitlines() if "root parts" in line][-1]
+    assert "gap 0.00%, left 0 classes" in last, last
 
 
 def test_the_run_s_own_pace_is_told_beside_the_mean_of_every_run():

@@ -70,7 +70,7 @@ class Pace:
                      "seconds_per_class": round(each, 3)}
         self.left.update({"drawn": drawn} if sampled else {"classes_settled": settled_all,
                                                            "runs": runs})
-        text = f"left {classes} classes, ~{hours:.1f} core-h"
+        text = f"left {classes} class{'es' if classes != 1 else ''}, ~{hours:.1f} core-h"
         if self.classes >= self.own_after:
             mine = classes * (self.cpu - self.start) / self.classes / 3600
             if f"{mine:.1f}" != f"{hours:.1f}":

@@ -175,11 +175,11 @@ class TotalSearch(RootSearch):
                 for cls, _ in active.values():  # a lower cut-off for the classes still on
                     if cls.best < INF:  # (one with no tree to beat solves every part)
                         cls.best = min(cls.best, goal)
-            board.settle(max(value, best) if not self.gap else value, index)
             running = len(by_parts) + len(active) + (len(whole.running) if whole is not None
                                                      else 0)
             board.estimate = pace.update(self.goal(best), todo[0] if todo else len(classes),
                                          running, self.spent())
+            board.settle(max(value, best) if not self.gap else value, index)  # drawn: after
             self._record_pace(pace, depth)
             if log is not None:
                 log.record_total(self.cost, guess, depth, value, exact=root is not None)
