@@ -435,6 +435,16 @@ def test_lookahead_and_improve_are_checked(capsys, tmp_path, options, said):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("value,said", [
+    ("0", "'0': the number of guesses must be at least 1"),
+    ("-1", "'-1' is not a whole number of guesses (at least 1"),
+    ("9" * 20, "too large a number of guesses (at most 18 digits)"),  # said "at least 0"
+])
+def test_prove_height_out_of_range_is_named(capsys, value, said):
+    status, out, err = run(capsys, "prove", "mastermind:2x3", "--height", value)
+    assert status == 2 and said in err and err.count("\n") == 1
+
+
 def test_a_signal_inside_a_gc_callback_is_not_lost(unraisable_hook):
     """Python swallows an exception raised in a gc callback (Dask's scheduler installs one in
     the command's process): a signal landing there is delivered again, not lost."""

@@ -25,9 +25,9 @@ from .status import Exit
 
 def configure(parser) -> None:
     parser.add_argument("game")
-    parser.add_argument("--height", type=whole_number, required=True,
+    parser.add_argument("--height", type=_height, required=True,
                         help="the claimed optimal height K")
-    parser.add_argument("--deepest", type=whole_number, default=None, metavar="N",
+    parser.add_argument("--deepest", type=_secrets, default=None, metavar="N",
                         help="claim instead: among trees of height K, at least N secrets need "
                              "all K guesses, and a tree with exactly N exists")
     parser.add_argument("--guesses", choices=GUESS_MODES, default="any")
@@ -38,6 +38,14 @@ def configure(parser) -> None:
                         help="record each refuted first guess here, and skip those already "
                              "recorded: a long proof done over several runs")
     add_search_options(parser)
+
+
+def _height(text: str) -> int:
+    return whole_number(text, 1, "guesses")
+
+
+def _secrets(text: str) -> int:
+    return whole_number(text, 0, "secrets")
 
 
 def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | None = None,
