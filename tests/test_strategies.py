@@ -191,6 +191,26 @@ def test_compare_lists_strategies_and_stored_trees(tmp_path, capsys):
     assert "mastermind-3x3.minimax.any.json" in out and "| first-consistent |" in out
 
 
+def test_compare_holds_stored_claims_and_names_a_missing_folder(tmp_path, capsys,
+                                                                 monkeypatch):
+    """A stored tree whose lower bound is above its own total was listed "(total >= 74)" beside
+    73; a missing --trees folder gave an empty table and status 0."""
+    import orjson
+
+    game = parse_game("mastermind:3x3")
+    path = tmp_path / "t.json"
+    write_tree(build(Request(game, objective="total", workers=1)), path)
+    data = orjson.loads(path.read_bytes())
+    data.update(optimal=False, lower_bound=74)
+    path.write_bytes(orjson.dumps(data))
+    [row] = compare(game, tmp_path, build=False).rows
+    assert row.note.startswith("DEFECTS: lower_bound: 74 claims that no tree has a total")
+    for argv in (["--trees", str(tmp_path / "none")], ["--stored"]):
+        monkeypatch.chdir(tmp_path)  # no ./trees here
+        assert moo(["compare", "mastermind:3x3", *argv]) == 2
+        assert "no such folder" in capsys.readouterr().err
+
+
 def test_compare_plot(tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "plot.png"

@@ -21,9 +21,9 @@ from ..formats.strict_json import loads
 from ..formats.tree_file import tree_from_json
 from ..games import Game, GameError, parse_game
 from ..objective import bound_note, proven_bounds
-from ..provenance import checkpoint_facts, opening_note, resting
+from ..provenance import checkpoint_facts, opening_note, resting, verify
 from ..reading import read_file
-from ..tree import Tree, TreeError, printable, replay
+from ..tree import Tree, TreeError, printable
 from .status import Exit
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -62,8 +62,9 @@ class Comparison:
 
 # --- rows ----------------------------------------------------------------------------------
 def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") -> Row:
-    """Figures of one tree from a replay of every secret."""
-    result = tree.replayed or replay(tree)  # a tree just built was checked by its replay
+    """Figures of one tree from a replay of every secret, and its claims held against it as
+    ``moo verify`` holds them (a stored file may claim what its tree refutes)."""
+    result = tree.replayed or verify(tree)  # a tree just built was checked by its replay
     bounds = [] if tree.optimal else proven_bounds(tree)
     facts = checkpoint_facts(tree)  # an optimum resting on unchecked facts says so
     note = resting("optimal", facts) if tree.optimal else resting(bound_note(tree), facts)
@@ -285,7 +286,8 @@ def _colour(row: Row) -> str:
 # --- command line --------------------------------------------------------------------------
 def configure(parser) -> None:
     parser.add_argument("game", help="e.g. bulls-cows, mastermind, battleship, moo:10,11,12")
-    parser.add_argument("--trees", default="trees", help="folder of stored trees (default trees)")
+    parser.add_argument("--trees", default=None,
+                        help="folder of stored trees (default: trees, in the current folder)")
     parser.add_argument("--guesses", choices=tuple(MODES), default="both",
                         help="guess mode(s) of the heuristics (default both)")
     parser.add_argument("--seed", type=int, default=0, help="seed of random-consistent")
@@ -303,7 +305,13 @@ def run(args) -> Exit:
             raise ValueError(
                 "--plot needs matplotlib, an optional extra: pip install '.[plot]'"
             ) from None
-    result = compare(game, args.trees, args.guesses, args.seed, build=not args.stored)
+    trees = args.trees if args.trees is not None else "trees"
+    if not Path(trees).is_dir():  # else an empty table, as if no tree were stored
+        if args.trees is not None or args.stored:
+            raise ValueError(f"--trees {printable(trees)}: no such folder (stored trees are "
+                             "read from ./trees, or the folder --trees names)")
+        trees = None  # the strategies alone
+    result = compare(game, trees, args.guesses, args.seed, build=not args.stored)
     print(summary(result))
     print()
     print(table(result.rows))
