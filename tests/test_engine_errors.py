@@ -169,6 +169,21 @@ class _Server:
             conn.close()
 
 
+def test_workers_with_a_scheduler_are_refused_and_win_over_the_environment(capsys,
+                                                                            monkeypatch):
+    """--workers with --scheduler was taken and ignored; with MOO_SCHEDULER set, the command
+    line's --workers lost to it. Now the pair is refused, and --workers wins over the
+    environment (a closed port: a run on it would say "connection refused")."""
+    monkeypatch.delenv(engine.SCHEDULER_ENV, raising=False)
+    status, _, err = run(capsys, "prove", "mastermind:2x3", "--height", "3", "--workers", "1",
+                         "--scheduler", "tcp://127.0.0.1:1")
+    assert status == 2 and "--workers and --scheduler" in one_error_line(err)
+    monkeypatch.setenv(engine.SCHEDULER_ENV, f"tcp://127.0.0.1:{_closed_port()}")
+    status, out, err = run(capsys, "prove", "mastermind:2x3", "--height", "3", "--workers", "1",
+                           "--quiet")
+    assert status == 0 and "PROVEN" in out
+
+
 def test_a_closed_port_is_refused_at_once(capsys, monkeypatch):
     monkeypatch.setenv(engine.SCHEDULER_ENV, f"tcp://127.0.0.1:{_closed_port()}")
     status, _, err, took = run_within(30, capsys, "prove", "mastermind:2x3", "--height", "3")

@@ -43,12 +43,10 @@ def whole_number(text: str, least: int = 0, unit: str = "", most: int | None = N
         of = f" of {unit}" if unit else ""
         span = f"at least {least}" if most is None else f"{least} to {most_text or most}"
         if re.fullmatch(r"[0-9]+", text):  # a number, out of range
-            if len(text) <= longest and int(text) < least:
-                raise argparse.ArgumentTypeError(f"{text!r}: the number{of} must be {span}")
-            limit = f"at most {most_text or most}" if most is not None else (
-                f"at most {longest} digits")
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}: too large a number{of} "
-                                             f"({limit})")
+            if most is not None or (len(text) <= longest and int(text) < least):
+                raise argparse.ArgumentTypeError(f"{text[:40]!r}: the number{of} must be {span}")
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}: too large a number{of} (at most "
+                                             f"{longest} digits)")
         raise argparse.ArgumentTypeError(
             f"{text[:40]!r} is not a whole number{of} ({span}, in digits 0-9)")
     return int(text)

@@ -109,14 +109,18 @@ def parallel_pays(solver: NodeSolver) -> bool:
 def engine_plan(game: Game, workers: int | None = None, scheduler: str | None = None,
                 bits: int | None = None) -> tuple[int, str | None]:
     """(workers on this machine: when not given, one per core as the memory holds, the most
-    threads open_engine may use; the scheduler's address or None), checked before any work:
+    threads open_engine may use; the scheduler's address or None: --workers given wins over
+    MOO_SCHEDULER, and with --scheduler is refused), checked before any work:
     EngineError for an address Dask cannot take (``scheduler_address``) or more workers than
     this machine holds (``worker_limit``, each with tables of 2^``bits`` slots: the game's
     default when None)."""
     if scheduler is not None:
+        if workers is not None:  # a scheduler's workers are those started for it
+            raise EngineError("--workers and --scheduler: a Dask scheduler's workers are those "
+                              "started for it (`dask worker`); give one of the two")
         return 0, scheduler_address(scheduler, "--scheduler")
     named = os.environ.get(SCHEDULER_ENV)
-    if named:  # set but empty: not set
+    if named and workers is None:  # set but empty: not set; --workers N: this machine's
         return 0, scheduler_address(named, SCHEDULER_ENV)
     limit, why = worker_limit(game, bits)
     if workers is None:
