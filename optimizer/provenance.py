@@ -66,6 +66,10 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     if objective is not None and objective.depth is not None and result.height > objective.depth:
         defects.append(f"objective: {objective.name} allows height {objective.depth}, but the "
                        f"tree's height is {result.height}")
+    meta = tree.meta if isinstance(tree.meta, dict) else {}
+    if tree.optimal and meta.get("stopped") is True:  # what a stopped build writes of itself
+        defects.append("\"optimal\": true, but meta.stopped says the search was stopped "
+                       "before it finished (a stopped search proves no optimum)")
     return (defects + _opening_defects(tree, result) + _meta_bound_defects(tree, result)
             + _provenance_defects(tree))
 

@@ -212,6 +212,8 @@ def minimax_tree(minimax) -> Tree:
      "meta.total_lower_bound: 'many' is not a whole number >= 0"),
     ("minimax", True, None, {}, "\"optimal\": true, but 'minimax' is not an exact objective"),
     ("entropy", True, None, {}, "a greedy strategy is not a search and proves no optimum"),
+    ("total", True, None, {"stopped": True, "total_search": {"optimal": False}},
+     "\"optimal\": true, but meta.stopped says the search was stopped before it finished"),
 ])
 def test_claims_the_tree_contradicts_are_defects_and_never_shown(minimax, tmp_path, capsys,
                                                                   objective, optimal, lower,
