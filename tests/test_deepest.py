@@ -106,7 +106,15 @@ def test_prove_deepest(capsys, plain):
     out = capsys.readouterr().out
     assert f"with {fewest} secrets at depth {height}" in out and "PROVEN" in out
     assert moo(argv + ["--deepest", str(fewest + 1)]) == 1
-    assert f"CLAIM FAILS: the fewest is {fewest}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"CLAIM FAILS: the fewest is {fewest}" in out
+    assert f"  [yes] {fewest + 1} or fewer is achievable: a tree" in out  # was [no] beside it
+    assert f"  [no]  fewer than {fewest + 1} is possible: a tree " in out
+    assert moo(argv + ["--deepest", str(fewest - 1)]) == 1
+    out = capsys.readouterr().out
+    assert f"  [no]  {fewest - 1} or fewer is not achievable: exhaustive search found none " \
+        f"with fewer than {fewest}" in out
+    assert f"  [yes] fewer than {fewest - 1} is impossible: " in out
 
 
 @pytest.mark.parametrize("spec,mode", GAMES)

@@ -269,14 +269,20 @@ def _run_deepest(args) -> Exit:
               f"{result['least_height']}")
         return Exit.FAILED
     tree = result["tree"]
-    mark = "[yes]" if result["achievable"] else "[no] "
-    print(f"  {mark} a tree of height {tree['height']} with {opt} secrets at depth {k} was built "
-          f"and replayed over every secret (total {tree['total']})")
-    how = "exhaustive search found none" if not result["classes_taken"] else (
-        f"exhaustive search, with {result['classes_taken']} first-guess classes taken from "
+    built = (f"a tree of height {tree['height']} with {opt} secrets at depth {k} was built and "
+             f"replayed over every secret (total {tree['total']})")
+    how = f"exhaustive search found none with fewer than {opt}" + (
+        "" if not result["classes_taken"] else
+        f", with {result['classes_taken']} first-guess classes taken from "
         f"{result['checkpoint']['file']} (not checked by this run)")
-    print(f"  {'[yes]' if result['lower_impossible'] else '[no] '} fewer than {opt} is "
-          f"impossible: {how}")
+    if result["achievable"]:
+        print(f"  [yes] {n} or fewer is achievable: {built}")
+    else:
+        print(f"  [no]  {n} or fewer is not achievable: {how}")
+    if result["lower_impossible"]:
+        print(f"  [yes] fewer than {n} is impossible: {how}")
+    else:
+        print(f"  [no]  fewer than {n} is possible: {built}")
     print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
           f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
     if tree.get("file"):
