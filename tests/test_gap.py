@@ -217,3 +217,16 @@ def test_the_command_line_refuses_a_gap_it_cannot_keep(tmp_path, capsys):
                 "--quiet"]) == 0
     text = capsys.readouterr().out
     assert "not proven optimal" in text and "% above it (--gap 5)" in text
+
+
+def test_a_gap_among_one_opening_prints_its_bound(tmp_path, capsys):
+    """--first with --gap printed the tree and no bound: that bound is the opening's (in
+    meta.opening), which the line "proven: ..." of the other builds never reads."""
+    out = tmp_path / "t.json"
+    assert moo(["build", "bulls-cows:3x6", "--objective", "total", "--first", "012", "--gap",
+                "5", "--workers", "1", "-o", str(out)]) == 0
+    data = orjson.loads(out.read_bytes())
+    bound, total = data["meta"]["opening"]["lower_bound"], data["stats"]["total"]
+    assert (f"proven among trees opening with 012: total >= {bound}; the tree is "
+            f"{100 * (total - bound) / bound:.2f}% above it (--gap 5)"
+            in capsys.readouterr().out)

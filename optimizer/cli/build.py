@@ -83,14 +83,16 @@ def run(args: argparse.Namespace) -> Exit:
     return status
 
 
-def _gap_note(tree, stats: dict) -> str:
-    """With --gap: how far the tree's total is above the total's proven bound."""
+def _gap_note(tree, stats: dict, bound: int | None = None) -> str:
+    """With --gap: how far the tree's total is above the total's proven bound (``bound``:
+    the one among the trees of one opening, else the tree's own)."""
     from ..objective import proven_bounds
 
     search = tree.meta.get("total_search")
     if not isinstance(search, dict) or not search.get("gap_percent"):
         return ""
-    bound = next((v for name, _, v in proven_bounds(tree) if name == "total"), None)
+    if bound is None:
+        bound = next((v for name, _, v in proven_bounds(tree) if name == "total"), None)
     if not bound:
         return ""
     gap = 100 * (stats["total"] - bound) / bound
@@ -101,7 +103,7 @@ def _report(game, tree, args) -> Exit:
     """Write the tree and say what it is and what it rests on."""
     from ..formats.facts import pace_text
     from ..formats.tree_file import write_tree
-    from ..objective import bound_note
+    from ..objective import bound_note, exact_objective
 
     tree.meta.setdefault("build_seconds", round(time.monotonic() - args.started, 3))
     stats = write_tree(tree, args.output)
@@ -121,6 +123,10 @@ def _report(game, tree, args) -> Exit:
     )
     if tree.lower_bound is not None and not tree.optimal:
         print(resting(f"proven: {bound_note(tree)}{_gap_note(tree, stats)}", taken))
+    elif opening is not None and not opening[0]:  # the bound is the opening's (meta.opening)
+        bound = tree.meta["opening"]["lower_bound"]
+        first = exact_objective(tree.objective).first
+        print(f"proven {opening[1]}: {first} >= {bound}{_gap_note(tree, stats, bound)}")
     left = next((v["work_left"] for v in tree.meta.values()
                  if isinstance(v, dict) and v.get("work_left")), None)
     if stopped and left:
