@@ -196,23 +196,6 @@ def test_a_checkpoint_without_its_game_says_so(tmp_path):
         Checkpoint.read(path)
 
 
-@pytest.mark.parametrize("where", ["height", "total"])
-def test_facts_under_a_code_that_does_not_stand_for_its_class_are_refused(tmp_path, where):
-    """A mirror image of a class's smallest code: the searches look the class up under the
-    smallest, so such a fact was shown and merged but never used."""
-    game = parse_game(SPEC)
-    other = next(c for c in range(game.n_codes) if game.first_guess_class(c) != c)
-    kept, text = game.format_code(game.first_guess_class(other)), game.format_code(other)
-    facts = ({"height": {"refuted": {text: {"height": 3}}}} if where == "height" else
-             {"total": {"28": {"classes": {text: {"at_least": 40}}}}})
-    path = tmp_path / "cp.json"
-    path.write_bytes(orjson.dumps({"format": "moo-checkpoint", "version": 2, "game": game.spec,
-                                   "guesses": "any", **facts}))
-    with pytest.raises(CheckpointError, match=f"the facts of its first-guess class are kept "
-                       f"under '{kept}', the class's smallest code"):
-        Checkpoint(path, game, "any")
-
-
 def test_an_unfinished_lookahead_level_is_kept_as_such(tmp_path):
     """A sweep job that stopped at its cut-off records its level with ``cut``: the bound
     settles nothing (the class's part facts stay), and the next run takes the level as not

@@ -127,7 +127,7 @@ def test_raised_first_guess_bounds_hold_and_verify(spec, mode, tmp_path):
         assert before[guess] <= bound <= true
     facts = search.checkpoint.totals[("total", n)].classes
     assert facts and all(e["lookahead"] == 2 for e in facts.values())
-    args = Namespace(file=str(log), sample=None, seed=0, started=0.0, time_limit=None,
+    args = Namespace(file=str(log), sample=None, seed=None, started=0.0, time_limit=None,
                      workers=1, scheduler=None, table_bits=None, quiet=True)
     assert verify(args) == 0
 
@@ -198,7 +198,7 @@ def test_raised_part_bounds_hold_are_kept_and_verify(spec, mode, cost, tmp_path)
         guess, fid = path
         part = game.parts(guess, root)[fid]
         assert fact["at_least"] <= plain(frozenset(int(c) for c in part), depth - 1, *weights)
-    args = Namespace(file=str(log), sample=None, seed=0, started=0.0, time_limit=None,
+    args = Namespace(file=str(log), sample=None, seed=None, started=0.0, time_limit=None,
                      workers=1, scheduler=None, table_bits=None, quiet=True)
     assert verify(args) == 0
 

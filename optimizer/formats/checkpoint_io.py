@@ -243,7 +243,7 @@ class _Reader:
 
     def _load_refuted(self, entries, where: str) -> None:
         for text, entry in json_object(entries, where).items():
-            guess = self._class(text, where)
+            guess = self._code(text, where)
             entry = json_object(entry, f"{where}[{text!r}]")
             if set(entry) - {"height", "nodes", "seconds"}:
                 raise CheckpointError(f"{where}[{text!r}]: keys are height, nodes, seconds")
@@ -265,7 +265,7 @@ class _Reader:
                                   "spent")
         known = self.totals.setdefault((cost, int(text)), TotalFacts())
         for code, entry in json_object(facts.get("classes", {}), f"{where}.classes").items():
-            guess = self._class(code, f"{where}.classes")
+            guess = self._code(code, f"{where}.classes")
             entry = json_object(entry, f"{where}.classes[{code!r}]")
             kinds = set(entry) & {"exact", "at_least"}
             if len(kinds) != 1 or set(entry) - {"exact", "at_least", "lookahead", "cut"} or (
@@ -370,17 +370,6 @@ class _Reader:
             raise CheckpointError(f"{where}: says {cost} {raw['value']!r} within {depth}, a "
                                   f"replay gives {value} and height {result.height}")
         return value, root
-
-    def _class(self, text: str, where: str) -> int:
-        """A first-guess class's code: its facts are kept under the smallest code of the class
-        (``Game.first_guess_class``); under another one a search would never find them."""
-        guess = self._code(text, where)
-        kept = self.game.first_guess_class(guess)
-        if kept != guess:
-            raise CheckpointError(f"{where}[{text!r}]: the facts of its first-guess class are "
-                                  f"kept under {self.game.format_code(kept)!r}, the class's "
-                                  "smallest code")
-        return guess
 
     def _code(self, text: str, where: str) -> int:
         if text in self._codes:
