@@ -127,6 +127,12 @@ def test_the_tree_records_what_improving_did(tmp_path):
     step = tree.meta["improve"]["total"]
     assert step["to"] <= step["from"] and step["to"] >= replay(tree).total
     assert 0 <= step["seconds"] <= 10
+    tree = build(Request(parse_game("bulls-cows:3x6"), "height,deepest", workers=1, improve=1))
+    step = tree.meta["improve"]["deepest"]  # its two numbers, not deepest * 2**22 + total
+    result = replay(tree)
+    assert step["to"] == {"deepest": result.histogram[result.height], "total": result.total}
+    assert (step["to"]["deepest"], step["to"]["total"]) <= (step["from"]["deepest"],
+                                                            step["from"]["total"])
 
 
 def test_an_opening_shown_optimal_is_a_class_fact_that_verifies(tmp_path, capsys):

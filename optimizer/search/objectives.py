@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..formats.checkpoint import Checkpoint
-from ..objective import Objective, cost_value
+from ..objective import LAST_FIRST, Objective, cost_value
 from ..tree import Node, Tree, checked, replay
 from .engine import open_engine
 from .height import HeightSearch
@@ -145,7 +145,7 @@ class Search:
         upper, incumbent, settled = better_tree(self.solver, self.engine, depth, upper,
                                                 incumbent, cost, seconds, self.observer,
                                                 rollouts=incumbent is held)
-        self.improved[cost] = {"from": before, "to": upper,
+        self.improved[cost] = {"from": _plain(cost, before), "to": _plain(cost, upper),
                                "seconds": round(time.monotonic() - start, 3)}
         if settled and self.checkpoint is not None and len(
                 self.solver.representatives([incumbent.guess], [])) == 1:  # a class's own
@@ -363,3 +363,12 @@ def _stopped(out: Outcome) -> Outcome:
 
 def _total_of(game, guesses: str, root: Node) -> int:
     return replay(Tree(game=game, root=root, objective="", guesses=guesses)).total
+
+
+def _plain(cost: str, value: int | None):
+    """A cost as a reader takes it: deepest's value packs the count at the depth limit above
+    the total (objective.LAST_FIRST), which the file gives as the two numbers."""
+    if cost != "deepest" or value is None:
+        return value
+    deep, total = divmod(int(value), LAST_FIRST)
+    return {"deepest": deep, "total": total}
