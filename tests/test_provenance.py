@@ -167,6 +167,15 @@ def test_the_refutation_that_proves_a_height_is_what_is_counted(tmp_path):
     assert out.taken == 2 and out.searched == 0 and search.facts_taken == 2
 
 
+def test_a_height_counting_rules_out_is_not_called_a_search(capsys):
+    """Mastermind 4x6 within 4: every opening leaves a part too large, and no class is
+    searched (0 nodes); prove said "exhaustive search found no strategy"."""
+    status, out = run(capsys, "prove", "mastermind", "--height", "5", "--quiet")
+    assert status == 0 and "search: 0 nodes" in out
+    assert "  [yes] height 4 is impossible: counting alone rules it out: " in out
+    assert "exhaustive search" not in out
+
+
 def test_prove_says_what_its_proof_rests_on(tmp_path, capsys):
     spec = "battleship:2x4x2"
     path = tmp_path / "cp.json"

@@ -302,6 +302,9 @@ def _how_refuted(result: dict, height: int) -> str:
     """Who refuted ``height``, the least height less one: this run's exhaustive search, the
     checkpoint file, or both."""
     searched, taken = result["classes_searched"], result["classes_taken"]
+    if not taken and not searched:  # the counting bound: no class was even looked at
+        return (f"counting alone rules it out: whatever the opening, the feedbacks cannot tell "
+                f"the secrets apart within {height} guesses (no search needed)")
     if not taken:
         return f"exhaustive search found no strategy solving every secret in {height}"
     log = result["checkpoint"]["file"]
