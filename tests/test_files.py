@@ -194,6 +194,12 @@ def test_check_output_follows_links(tmp_path):
         check_output(tmp_path / "loop")
 
 
+def test_an_empty_output_name_is_named(capsys):
+    """-o '' said ".: is a folder" (Path('') is the current folder)."""
+    status, out, err = run(capsys, "build", SPEC, "--objective", "total", "-o", "")
+    assert status == 2 and one_error_line(err, "'': an empty file name")
+
+
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o444, 0o664])
 def test_the_mode_of_a_replaced_file_is_kept(tmp_path, minimax_tree, mode):
     path = tmp_path / "t.json"

@@ -60,6 +60,8 @@ def check_output(path: str | Path) -> Path:
     folder, a device, FIFO or socket (never replaced by a file), a missing folder (none is
     created), a place this process cannot write. A symbolic link is checked where it points.
     Every command checks its output files (``-o``, ``--checkpoint``, ``--plot``) with this."""
+    if not str(path).strip():  # Path("") is ".", the current folder
+        raise OutputError(f"{str(path)!r}: an empty file name: name the file to write")
     path = Path(path)
     target = link_target(path)
     _existing(target, path)
