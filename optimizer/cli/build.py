@@ -10,14 +10,14 @@ from ..games import parse_game
 from ..games.base import GUESS_MODES
 from ..provenance import checkpoint_facts, opening_note, resting
 from ..tree import printable
-from .options import add_search_options, levels, percent, seed
+from .options import GAME_HELP, GUESSES_HELP, add_search_options, levels, percent, seed
 from .options import seconds as positive_seconds
 from .signals import hold_signals, release_signals
 from .status import Exit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game")
+    parser.add_argument("game", help=GAME_HELP)
     how = parser.add_mutually_exclusive_group()
     how.add_argument(
         "--strategy",
@@ -29,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="exact search: height, total, height,total, total,height, total@K, "
              "height,deepest, deepest@K",
     )
-    parser.add_argument("--guesses", choices=GUESS_MODES, default="any")
+    parser.add_argument("--guesses", choices=GUESS_MODES, default="any", help=GUESSES_HELP)
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of random strategies (0 to 2**64 - 1)")
     parser.add_argument("--checkpoint", metavar="FILE", default=None,

@@ -24,6 +24,7 @@ from ..objective import bound_note, proven_bounds
 from ..provenance import checkpoint_facts, opening_note, resting, verify
 from ..reading import read_file
 from ..tree import Tree, TreeError, printable
+from .options import GAME_HELP
 from .status import Exit
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -285,7 +286,7 @@ def _colour(row: Row) -> str:
 
 # --- command line --------------------------------------------------------------------------
 def configure(parser) -> None:
-    parser.add_argument("game", help="e.g. bulls-cows, mastermind, battleship, moo:10,11,12")
+    parser.add_argument("game", help=GAME_HELP)
     parser.add_argument("--trees", default=None,
                         help="folder of stored trees (default: trees, in the current folder)")
     parser.add_argument("--guesses", choices=tuple(MODES), default="both",

@@ -6,11 +6,12 @@ import argparse
 import time
 
 from ..games import parse_game
+from .options import GAME_HELP
 from .status import Exit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="e.g. bulls-cows, mastermind:4x6, moo:10,11,12, battleship")
+    parser.add_argument("game", help=GAME_HELP)
 
 
 def run(args: argparse.Namespace) -> Exit:

@@ -7,6 +7,8 @@ import argparse
 import math
 import re
 
+from ..games import GAME_FORMS
+
 
 def seconds(text: str) -> float:
     """A time limit: a finite, positive number of seconds."""
@@ -29,6 +31,12 @@ def percent(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text[:40]} is not a percentage above 0 and at most "
                                          "100")
     return value
+
+
+# What a GAME argument and --guesses take, as every command's help says it.
+GAME_HELP = f"{GAME_FORMS} (word-list files)"
+GUESSES_HELP = ("any (default): every code may be guessed; consistent: only codes that fit "
+                "every answer so far; hard: Wordle's hard mode (word games)")
 
 
 def whole_number(text: str, least: int = 0, unit: str = "", most: int | None = None,

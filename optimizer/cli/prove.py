@@ -19,18 +19,18 @@ from ..games import parse_game
 from ..games.base import GUESS_MODES
 from ..provenance import resting
 from ..tree import printable
-from .options import add_search_options, whole_number
+from .options import GAME_HELP, GUESSES_HELP, add_search_options, whole_number
 from .status import Exit
 
 
 def configure(parser) -> None:
-    parser.add_argument("game")
+    parser.add_argument("game", help=GAME_HELP)
     parser.add_argument("--height", type=_height, required=True,
                         help="the claimed optimal height K")
     parser.add_argument("--deepest", type=_secrets, default=None, metavar="N",
                         help="claim instead: among trees of height K, at least N secrets need "
                              "all K guesses, and a tree with exactly N exists")
-    parser.add_argument("--guesses", choices=GUESS_MODES, default="any")
+    parser.add_argument("--guesses", choices=GUESS_MODES, default="any", help=GUESSES_HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("-o", "--output", help="also write the tree of the optimal height")

@@ -28,6 +28,10 @@ DEFAULT_GAMES = (
     "wordle",
 )
 
+# Every way to name a game (parse_game), for messages and the commands' help.
+GAME_FORMS = ("bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, moo[:R1,R2,...], "
+              "battleship[:RxCxK], wordle or words:ANSWERS[,GUESSES]")
+
 # What a family name alone means.
 DEFAULT_PARAMETERS = {"bulls-cows": "4x10", "mastermind": "4x6", "moo": "10,11,12",
                       "battleship": "4x8x3"}
@@ -78,7 +82,4 @@ def _defined_game(spec: str) -> Game:
     if Path(spec.strip()).is_file():  # a word list given alone
         raise GameError(f"unknown game {quote(spec)}: for a word list write "
                         f"words:{spec.strip()} (or words:ANSWERS,GUESSES)")
-    raise GameError(
-        f"unknown game {quote(spec)}: use bulls-cows[:PxS], mastermind[:PxC], bullets-maggots, "
-        "moo[:R1,R2,...], battleship[:RxCxK], wordle or words:ANSWERS[,GUESSES]"
-    )
+    raise GameError(f"unknown game {quote(spec)}: use {GAME_FORMS}")
