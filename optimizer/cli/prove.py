@@ -220,17 +220,14 @@ def run(args) -> Exit:
     print(f"claim: {result['game']} ({result['guesses']} guesses) needs exactly {k} guesses "
           "in the worst case")
     tree = result.get("tree")
-    if result["achievable"]:
-        print(f"  [yes] height {k} is enough: a tree of height {tree['height']} was built and "
-              f"replayed over every secret (total {tree['total']})")
-    else:
-        print(f"  [no]  height {k} is not enough: {_how_refuted(result, opt - 1)}")
-    if result["lower_impossible"]:
-        print(f"  [yes] height {k - 1} is impossible: {_how_refuted(result, k - 1)}")
-    else:
-        print(f"  [no]  height {k - 1} is possible: the optimum is {opt}")
-    print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
-          f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
+    _judged(result["achievable"],
+            lambda: f"height {k} is enough: a tree of height {tree['height']} was built and "
+                    f"replayed over every secret (total {tree['total']})",
+            lambda: f"height {k} is not enough: {_how_refuted(result, opt - 1)}")
+    _judged(result["lower_impossible"],
+            lambda: f"height {k - 1} is impossible: {_how_refuted(result, k - 1)}",
+            lambda: f"height {k - 1} is possible: the optimum is {opt}")
+    _search_line(result)
     if tree and tree.get("file"):
         print(f"  tree of height {tree['height']} written to {tree['file']}")
     taken = result["checkpoint_facts"]
@@ -275,16 +272,11 @@ def _run_deepest(args) -> Exit:
         "" if not result["classes_taken"] else
         f", with {result['classes_taken']} first-guess classes taken from "
         f"{result['checkpoint']['file']} (not checked by this run)")
-    if result["achievable"]:
-        print(f"  [yes] {n} or fewer is achievable: {built}")
-    else:
-        print(f"  [no]  {n} or fewer is not achievable: {how}")
-    if result["lower_impossible"]:
-        print(f"  [yes] fewer than {n} is impossible: {how}")
-    else:
-        print(f"  [no]  fewer than {n} is possible: {built}")
-    print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
-          f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
+    _judged(result["achievable"], lambda: f"{n} or fewer is achievable: {built}",
+            lambda: f"{n} or fewer is not achievable: {how}")
+    _judged(result["lower_impossible"], lambda: f"fewer than {n} is impossible: {how}",
+            lambda: f"fewer than {n} is possible: {built}")
+    _search_line(result)
     if tree.get("file"):
         print(f"  tree written to {tree['file']}")
     if result["holds"]:
@@ -296,6 +288,17 @@ def _run_deepest(args) -> Exit:
         return Exit.FINISHED
     print(f"CLAIM FAILS: the fewest is {opt}")
     return Exit.FAILED
+
+
+def _judged(holds: bool, yes, no) -> None:
+    """One half of a claim, marked: ``yes()`` when it holds, else ``no()`` (each text made only
+    when shown: the other may name a tree that does not exist)."""
+    print(f"  [yes] {yes()}" if holds else f"  [no]  {no()}")
+
+
+def _search_line(result: dict) -> None:
+    print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
+          f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
 
 
 def _how_refuted(result: dict, height: int) -> str:
