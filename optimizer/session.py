@@ -14,6 +14,7 @@ Codes and feedback are strings in the notation of the tree format (``"0123"``, `
 from __future__ import annotations
 
 import numbers
+import os
 import random
 import reprlib
 from collections.abc import Iterable, Sequence
@@ -115,8 +116,8 @@ class Solver:
     @classmethod
     def load(cls, path: str | Path) -> Solver:
         """Read a tree file; a ``TreeError`` names any defect (``TreeFileError``: unreadable)."""
-        if not isinstance(path, str | Path):  # open(123) would read file descriptor 123
-            raise TreeError(f"a tree file's path is a string or a Path, not {_shown(path)} "
+        if not isinstance(path, str | os.PathLike):  # open(123): file descriptor 123
+            raise TreeError(f"a tree file's path is a string or a path object, not {_shown(path)} "
                             f"({type(path).__name__})")
         return cls(read_tree(path), printable(path))
 

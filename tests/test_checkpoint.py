@@ -194,6 +194,9 @@ def test_a_checkpoint_without_its_game_says_so(tmp_path):
     path.write_bytes(b'{"format": "moo-checkpoint", "version": 2, "guesses": "any"}')
     with pytest.raises(CheckpointError, match="'game': the game's name is missing"):
         Checkpoint.read(path)
+    path.write_bytes(b"{}")  # no checkpoint at all: said so, not that its game is missing
+    with pytest.raises(CheckpointError, match="not a checkpoint this program reads"):
+        Checkpoint.read(path)
 
 
 def test_an_unfinished_lookahead_level_is_kept_as_such(tmp_path):

@@ -230,3 +230,7 @@ def test_a_gap_among_one_opening_prints_its_bound(tmp_path, capsys):
     assert (f"proven among trees opening with 012: total >= {bound}; the tree is "
             f"{100 * (total - bound) / bound:.2f}% above it (--gap 5)"
             in capsys.readouterr().out)
+    assert moo(["build", "bulls-cows:3x6", "--objective", "height,total", "--first", "012",
+                "--gap", "5", "--workers", "1", "-o", str(out)]) == 0
+    said = capsys.readouterr().out  # the opening's bound is a height: no gap to a total
+    assert "proven among trees opening with 012: height >= " in said and "% above" not in said

@@ -675,3 +675,21 @@ def test_wordle_breaker_draws_an_answer_and_takes_any_allowed_word(monkeypatch):
     assert "Not a valid guess: 'abcde' is not a code of wordle" in screen
     assert f"  2 2 2 2 2 ({SQUARES['2'] * 5}): solved! The secret is {secret}; you found it " \
         "in 2 guesses." in screen
+
+
+def test_a_secret_spelled_like_a_quit_or_help_word_is_the_secret(monkeypatch, tmp_path):
+    """Asked for the secret, stop and help stopped the game or showed help, though they were
+    answers of the word game."""
+    from optimizer.formats.tree_file import write_tree
+    from optimizer.games import word_game
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+
+    words = ["stop", "help", "pots", "tops", "spot", "quit", "exit", "hole"]
+    path = tmp_path / "w.json"
+    write_tree(build(Request(word_game(words), strategy="minimax")), path)
+    for secret in ("stop", "help"):
+        status, screen = play(monkeypatch, [str(path)], ["bbbb"] * 4 + [secret])
+        assert status == 1 and f"You say your secret is {secret}." in screen, screen
+    status, screen = play(monkeypatch, [str(path)], ["bbbb"] * 4 + ["?", "q"])
+    assert "Type the answer you thought of" in screen and screen.endswith("Stopped: game over.\n")

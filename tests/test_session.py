@@ -154,8 +154,17 @@ def test_incomplete_tree_stops_with_its_defect(small_tree_file, tmp_path):
 @pytest.mark.parametrize("path", [123, 0, None, b"tree.json"])
 def test_a_path_that_is_not_text_is_refused(path):
     """Solver.load(123) read file descriptor 123, and None raised a TypeError."""
-    with pytest.raises(TreeError, match=r"a tree file's path is a string or a Path, not "):
+    with pytest.raises(TreeError, match=r"a tree file's path is a string or a path object, not "):
         Solver.load(path)
+
+
+def test_any_path_object_loads():
+    """os.PathLike, not only pathlib.Path (the check above once refused the others)."""
+    class Named:
+        def __fspath__(self) -> str:
+            return str(COMMITTED)
+
+    assert Solver.load(Named()).game.spec == Solver.load(str(COMMITTED)).game.spec
 
 
 def test_readme_example_runs_as_written():

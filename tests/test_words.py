@@ -169,7 +169,8 @@ def test_word_spec_forms(tmp_path):
                         (f"words:{answers},{guesses},{guesses}", "two file paths"),
                         (f"words:{answers},", "two file paths"),
                         (f"words:{tmp_path}/none.txt", "cannot be read"),
-                        (str(answers), f"for a word list write words:{answers} ")):
+                        (str(answers), f"for a word list write words:{answers} "),
+                        ("x" * 5000, "unknown game")):  # too long a file name: no OSError
         with pytest.raises(GameError, match=words):
             parse_game(spec)
 

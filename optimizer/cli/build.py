@@ -125,8 +125,9 @@ def _report(game, tree, args) -> Exit:
         print(resting(f"proven: {bound_note(tree)}{_gap_note(tree, stats)}", taken))
     elif opening is not None and not opening[0]:  # the bound is the opening's (meta.opening)
         bound = tree.meta["opening"]["lower_bound"]
-        first = exact_objective(tree.objective).first
-        print(f"proven {opening[1]}: {first} >= {bound}{_gap_note(tree, stats, bound)}")
+        first = exact_objective(tree.objective).first  # what the opening's bound bounds
+        gap = _gap_note(tree, stats, bound) if first == "total" else ""
+        print(f"proven {opening[1]}: {first} >= {bound}{gap}")
     left = next((v["work_left"] for v in tree.meta.values()
                  if isinstance(v, dict) and v.get("work_left")), None)
     if stopped and left:

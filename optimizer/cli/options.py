@@ -44,20 +44,22 @@ def whole_number(text: str, least: int = 0, unit: str = "", most: int | None = N
     """A whole number in ASCII digits, at least ``least`` (and at most ``most``): the one parser
     of the options that count (--workers, --lookahead, --seed, --sample, prove's --height and
     --deepest). str.isdigit and int() also take other scripts' digits ('٣', '３'), and int()
-    '1_0', ' 3' and '+3'."""
-    longest = len(str(most)) if most is not None else 18
-    if re.fullmatch(rf"[0-9]{{1,{longest}}}", text) is None or not (
-            least <= int(text) <= (most if most is not None else int(text))):
-        of = f" of {unit}" if unit else ""
-        span = f"at least {least}" if most is None else f"{least} to {most_text or most}"
-        if re.fullmatch(r"[0-9]+", text):  # a number, out of range
-            if most is not None or (len(text) <= longest and int(text) < least):
-                raise argparse.ArgumentTypeError(f"{text[:40]!r}: the number{of} must be {span}")
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}: too large a number{of} (at most "
-                                             f"{longest} digits)")
+    '1_0', ' 3' and '+3'. Leading zeros are taken (016 is 16)."""
+    of = f" of {unit}" if unit else ""
+    span = f"at least {least}" if most is None else f"{least} to {most_text or most}"
+    if re.fullmatch(r"[0-9]+", text) is None:
         raise argparse.ArgumentTypeError(
             f"{text[:40]!r} is not a whole number{of} ({span}, in digits 0-9)")
-    return int(text)
+    digits = text.lstrip("0") or "0"
+    longest = len(str(most)) if most is not None else 18  # int() of thousands of digits fails
+    if most is not None and (len(digits) > longest or int(digits) > most):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is out of range{of} ({span})")
+    if len(digits) > longest:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: too large a number{of} (at most "
+                                         f"{longest} digits)")
+    if int(digits) < least:
+        raise argparse.ArgumentTypeError(f"{text!r}: the number{of} must be {span}")
+    return int(digits)
 
 
 def levels(text: str) -> int:

@@ -284,16 +284,16 @@ def _expose(session: Session) -> Exit:
 def _ask_secret(game: Game) -> str:
     while True:
         text = ask("What was your secret? ")
-        if text.lower() in QUIT_WORDS:
-            raise Stopped
-        if not text or text.lower() in HELP_WORDS:
-            say(f"  Type the {game.secret_noun} you thought of, e.g. {game.format_code(0)}, "
-                "and I name the answers that were wrong; q to stop.")
-            continue
-        try:
+        try:  # first: a word game may have an answer spelled stop or help
             return game.format_code(game.parse_secret(text))
         except GameError as exc:
-            say(f"  That is not a valid code: {exc}.")
+            if text.lower() in QUIT_WORDS:
+                raise Stopped from None
+            if not text or text.lower() in HELP_WORDS:
+                say(f"  Type the {game.secret_noun} you thought of, e.g. "
+                    f"{game.format_code(0)}, and I name the answers that were wrong; q to stop.")
+            else:
+                say(f"  That is not a valid code: {exc}.")
 
 
 def _tree_defect(session: Session) -> Exit:

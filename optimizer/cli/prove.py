@@ -268,7 +268,9 @@ def _run_deepest(args) -> Exit:
     tree = result["tree"]
     built = (f"a tree of height {tree['height']} with {opt} secrets at depth {k} was built and "
              f"replayed over every secret (total {tree['total']})")
-    how = f"exhaustive search found none with fewer than {opt}" + (
+    how = (f"counting alone rules out fewer than {opt} (no search needed)"
+           if not result["classes_searched"] and not result["classes_taken"] else
+           f"exhaustive search found none with fewer than {opt}") + (
         "" if not result["classes_taken"] else
         f", with {result['classes_taken']} first-guess classes taken from "
         f"{result['checkpoint']['file']} (not checked by this run)")

@@ -34,7 +34,7 @@ import orjson
 from ..games import Game, GameError
 from ..games.base import GUESS_MODES
 from ..tree import Node, printable
-from .checkpoint_io import CheckpointError, facts_json, read_facts, read_json
+from .checkpoint_io import FORMAT, OLD_FORMAT, CheckpointError, facts_json, read_facts, read_json
 from .checkpoint_merge import Merging
 from .facts import TotalFacts, claimed, levels_done, settles, strength
 from .files import collector_paused, identity, link_target, locked, write_atomic
@@ -91,6 +91,9 @@ class Checkpoint(Merging):
 
         if data is None:
             data = read_json(Path(path))
+        if data.get("format") not in (FORMAT, OLD_FORMAT):  # before its fields: {} is no file
+            raise CheckpointError(f"{path}: not a checkpoint this program reads (format "
+                                  f"{data.get('format')!r})")
         if not isinstance(data.get("game"), str):
             raise CheckpointError(f"{path}: 'game': the game's name is missing (a string such "
                                   "as \"battleship:4x8x3\")")

@@ -195,7 +195,8 @@ class _Reader:
             raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         if not self._same_game(data.get("game"), data.get(LISTS)) or \
                 data.get("guesses") != self.guesses:
-            if spelling_of(data.get("game"), self.game.spec):
+            if spelling_of(data.get("game"), self.game.spec) and (
+                    data.get("guesses") == self.guesses):
                 raise CheckpointError(f"{where}: 'game': write {self.game.spec!r}, as the "
                                       f"program does, not {data.get('game')!r}")
             raise CheckpointError(

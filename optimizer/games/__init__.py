@@ -79,7 +79,16 @@ def _defined_game(spec: str) -> Game:
         if not match:
             raise GameError(f"{quote(spec)}: expected battleship:RxCxK, e.g. battleship:4x8x3")
         return Battleship(*(int(g) for g in match.groups()))
-    if Path(spec.strip()).is_file():  # a word list given alone
+    if _a_file(spec.strip()):  # a word list given alone
         raise GameError(f"unknown game {quote(spec)}: for a word list write "
                         f"words:{spec.strip()} (or words:ANSWERS,GUESSES)")
     raise GameError(f"unknown game {quote(spec)}: use {GAME_FORMS}")
+
+
+def _a_file(text: str) -> bool:
+    """Whether ``text`` names a file here (a name too long or a folder not to be searched is
+    none: the game name is the error, not the file system)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
