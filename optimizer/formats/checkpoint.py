@@ -36,7 +36,7 @@ from ..games.base import GUESS_MODES
 from ..tree import Node, printable
 from .checkpoint_io import FORMAT, OLD_FORMAT, CheckpointError, facts_json, read_facts, read_json
 from .checkpoint_merge import Merging
-from .facts import TotalFacts, claimed, levels_done, settles, strength
+from .facts import TotalFacts, claim_text, claimed, levels_done, settles, strength
 from .files import collector_paused, identity, link_target, locked, write_atomic
 
 
@@ -131,10 +131,8 @@ class Checkpoint(Merging):
             entry = facts.classes.get(guess)
             if entry is not None and kind == cost and claimed(entry) > value and (
                     limit == depth or (cost == "total" and limit > depth)):
-                said = f"exactly {entry['exact']}" if "exact" in entry else (
-                    f"at least {entry['at_least']}")
                 self._correct(f"{self.game.format_code(guess)} within {limit}: least {cost} "
-                              f"{said}", f"a tree of {cost} {value} opening with it")
+                              f"{claim_text(entry)}", f"a tree of {cost} {value} opening with it")
                 del facts.classes[guess]
                 false = True
         if false:
@@ -206,9 +204,7 @@ class Checkpoint(Merging):
             false = True
         code = self.game.format_code(guess)
         if false:
-            claimed = (f"exactly {old['exact']}" if "exact" in old
-                       else f"at least {old['at_least']}")
-            self._correct(f"{code} within {depth}: least {cost} {claimed}",
+            self._correct(f"{code} within {depth}: least {cost} {claim_text(old)}",
                           f"{'exactly' if exact else 'at least'} {value}")
         if exact and self._unrefuted(guess, depth):  # a tree within depth opens with it
             false = True  # written at once, as said

@@ -102,6 +102,11 @@ def claimed(entry: dict) -> int:
     return entry["exact"] if "exact" in entry else entry["at_least"]
 
 
+def claim_text(entry: dict) -> str:
+    """A class or part fact as a message says it: ``exactly 73`` or ``at least 70``."""
+    return f"exactly {entry['exact']}" if "exact" in entry else f"at least {entry['at_least']}"
+
+
 def levels_done(entry: dict) -> int:
     """How many levels of the lookahead bound a class fact finished: ``lookahead``, less one
     when ``cut`` (the job stopped at its cut-off, its level not finished)."""
