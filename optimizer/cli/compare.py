@@ -124,7 +124,7 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
 def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
     """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
     # Imported here, not at the top: the player imports this module and must stay light.
-    from ..formats.checkpoint_io import FORMAT, OLD_FORMAT
+    from ..formats.checkpoint_fields import FORMAT, OLD_FORMAT
 
     rows, problems = [], []
     for path in sorted(Path(trees_dir).glob("*.json")):

@@ -31,10 +31,10 @@ from pathlib import Path
 
 import orjson
 
-from ..games import Game, GameError
-from ..games.base import GUESS_MODES
+from ..games import Game
 from ..tree import Node, printable
-from .checkpoint_io import FORMAT, OLD_FORMAT, CheckpointError, facts_json, read_facts, read_json
+from .checkpoint_fields import read_header, read_json
+from .checkpoint_io import facts_json, read_facts
 from .checkpoint_merge import Merging
 from .facts import TotalFacts, claim_text, claimed, levels_done, settles, strength
 from .files import collector_paused, identity, link_target, locked, write_atomic
@@ -87,23 +87,9 @@ class Checkpoint(Merging):
         """A checkpoint file on its own (its game and guess mode read from it). ``data``: its
         JSON, read already (a 62 MB file takes a second to parse). The file's version is not
         kept: a save of this object (none of the commands makes one) reads it again first."""
-        from ..games import parse_game
-
         if data is None:
             data = read_json(Path(path))
-        if data.get("format") not in (FORMAT, OLD_FORMAT):  # before its fields: {} is no file
-            raise CheckpointError(f"{path}: not a checkpoint this program reads (format "
-                                  f"{data.get('format')!r})")
-        if not isinstance(data.get("game"), str):
-            raise CheckpointError(f"{path}: 'game': the game's name is missing (a string such "
-                                  "as \"battleship:4x8x3\")")
-        try:
-            game = parse_game(data["game"], beside=link_target(path).parent)
-        except GameError as exc:
-            raise CheckpointError(f"{path}: 'game': {exc}") from None
-        guesses = data.get("guesses")
-        if guesses not in GUESS_MODES:
-            raise CheckpointError(f"{path}: 'guesses' must be one of {', '.join(GUESS_MODES)}")
+        game, guesses = read_header(path, data)
         return cls(path, game, guesses, data=data)
 
     # --- facts for the searches ----------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The checks of a checkpoint file's values (docs/checkpoint-format.md), each naming the place
-of a defect: reading its JSON, and the fields that are not facts (what runs spent, the estimate).
+of a defect: reading its JSON, its header (format, version, game), and the fields that are not
+facts (what runs spent, the estimate).
 The facts themselves are read in ``checkpoint_io``."""
 
 from __future__ import annotations
@@ -9,10 +10,18 @@ from pathlib import Path
 
 import orjson
 
-from ..games import GameError, parse_game
+from ..games import Game, GameError, parse_game
+from ..games.base import GUESS_MODES
 from ..reading import read_file
-from .files import collector_paused
+from .files import collector_paused, link_target
 
+FORMAT = "moo-checkpoint"
+VERSION = 2
+OLD_FORMAT = "moo-height-checkpoint"  # version 1
+# A word game's lists, by digest (WordGame.digest): its spec names files (or nothing, for lists
+# given in Python), whose words may change while the file's facts stay.
+LISTS = "word_lists_sha256"
+COSTS = ("total", "deepest", "deep")
 RUN_ID = re.compile(r"[0-9A-Za-z]{1,32}")  # a run's key in "spent" (Checkpoint.run_id)
 MOST_SECONDS = 1e12  # CPU seconds a run can have spent (30,000 core-years)
 
@@ -99,3 +108,34 @@ def spelling_of(spec, canonical: str) -> bool:
         return isinstance(spec, str) and spec != canonical and parse_game(spec).spec == canonical
     except GameError:
         return False
+
+
+def allowed_keys(data: dict, where: str) -> set[str]:
+    """The keys a checkpoint of ``data``'s format and version may hold (checked before its
+    fields, so that ``{}`` is said to be no checkpoint at all)."""
+    version = data.get("version")
+    fmt = data.get("format")
+    number = version if type(version) is int else None  # 2.0 and true equal 2 and 1
+    if (fmt, number) == (OLD_FORMAT, 1):
+        return {"format", "version", "game", "guesses", "meaning", "refuted"}
+    if (fmt, number) == (FORMAT, VERSION):
+        return {"format", "version", "game", "guesses", "meaning", "height", LISTS, *COSTS}
+    raise CheckpointError(f"{where}: not a checkpoint this program reads (format {fmt!r} "
+                          f"version {version!r}; expected {FORMAT!r} version {VERSION} or "
+                          f"{OLD_FORMAT!r} version 1)")
+
+
+def read_header(path: str | Path, data: dict) -> tuple[Game, str]:
+    """The game and guess mode a checkpoint file names (``Checkpoint.read``)."""
+    allowed_keys(data, str(path))
+    if not isinstance(data.get("game"), str):
+        raise CheckpointError(f"{path}: 'game': the game's name is missing (a string such "
+                              "as \"battleship:4x8x3\")")
+    try:
+        game = parse_game(data["game"], beside=link_target(path).parent)
+    except GameError as exc:
+        raise CheckpointError(f"{path}: 'game': {exc}") from None
+    guesses = data.get("guesses")
+    if guesses not in GUESS_MODES:
+        raise CheckpointError(f"{path}: 'guesses' must be one of {', '.join(GUESS_MODES)}")
+    return game, guesses

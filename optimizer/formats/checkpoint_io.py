@@ -14,7 +14,13 @@ from ..games import Game, GameError
 from ..objective import cost_value
 from ..tree import Node, Tree, TreeError, replay
 from .checkpoint_fields import (
+    COSTS,
+    FORMAT,
+    LISTS,
+    OLD_FORMAT,
+    VERSION,
     CheckpointError,
+    allowed_keys,
     count,
     estimate,
     json_object,
@@ -27,12 +33,6 @@ from .facts import TotalFacts
 from .files import collector_paused
 from .tree_file import node_from_json, node_to_json
 
-FORMAT = "moo-checkpoint"
-VERSION = 2
-OLD_FORMAT = "moo-height-checkpoint"  # version 1
-# A word game's lists, by digest (WordGame.digest): its spec names files (or nothing, for lists
-# given in Python), whose words may change while the file's facts stay.
-LISTS = "word_lists_sha256"
 MEANING = {
     "height.refuted": "no strategy opening with this guess solves every secret within 'height' "
                       "guesses",
@@ -55,7 +55,6 @@ MEANING = {
     "deepest": "as total, for 4194304 x (secrets solved with exactly DEPTH guesses) + total",
     "deep": "as total, for the number of secrets solved with exactly DEPTH guesses",
 }
-COSTS = ("total", "deepest", "deep")
 
 
 def part_place(game: Game, path: tuple[int, ...], depth: int,
@@ -178,19 +177,7 @@ class _Reader:
         if data is None:
             data = read_json(path)
         where = str(path)
-        version = data.get("version")
-        fmt = data.get("format")
-        number = version if type(version) is int else None  # 2.0 and true equal 2 and 1
-        if (fmt, number) == (OLD_FORMAT, 1):
-            allowed = {"format", "version", "game", "guesses", "meaning", "refuted"}
-        elif (fmt, number) == (FORMAT, VERSION):
-            allowed = {"format", "version", "game", "guesses", "meaning", "height", LISTS,
-                       *COSTS}
-        else:
-            raise CheckpointError(f"{where}: not a checkpoint this program reads (format "
-                                  f"{fmt!r} version {version!r}; expected {FORMAT!r} version "
-                                  f"{VERSION} or {OLD_FORMAT!r} version 1)")
-        unknown = set(data) - allowed
+        unknown = set(data) - allowed_keys(data, where)
         if unknown:
             raise CheckpointError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         if not self._same_game(data.get("game"), data.get(LISTS)) or \
@@ -203,7 +190,7 @@ class _Reader:
                 f"{where}: written for {data.get('game')} ({data.get('guesses')} guesses), "
                 f"not {self.game.spec} ({self.guesses} guesses)")
         self._check_lists(data.get(LISTS), where)
-        if fmt == OLD_FORMAT:
+        if data.get("format") == OLD_FORMAT:
             self._load_refuted(data.get("refuted"), f"{where}: refuted")
             return
         height = json_object(data.get("height", {}), f"{where}: height")
