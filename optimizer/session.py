@@ -16,7 +16,6 @@ from __future__ import annotations
 import numbers
 import os
 import random
-import reprlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Protocol
 
 from .formats.tree_file import read_tree
 from .games import Game, GameError
+from .games.base import shown
 from .games.reply import read_reply
 from .tree import Node, Tree, TreeError, printable, repeated_guess
 
@@ -117,7 +117,7 @@ class Solver:
     def load(cls, path: str | Path) -> Solver:
         """Read a tree file; a ``TreeError`` names any defect (``TreeFileError``: unreadable)."""
         if not isinstance(path, str | os.PathLike):  # open(123): file descriptor 123
-            raise TreeError(f"a tree file's path is a string or a path object, not {_shown(path)} "
+            raise TreeError(f"a tree file's path is a string or a path object, not {shown(path)} "
                             f"({type(path).__name__})")
         return cls(read_tree(path), printable(path))
 
@@ -125,7 +125,7 @@ class Solver:
         """A game at its first guess, or after ``feedback``, the answers already given to the
         tree's guesses in order (a stateless caller passes all of them each time)."""
         if isinstance(feedback, str):  # its characters would be taken as answers one by one
-            raise GameError(f"feedback {_shown(feedback)}: give a list of the answers so far, "
+            raise GameError(f"feedback {shown(feedback)}: give a list of the answers so far, "
                             "such as ['0 2', '1 1'], not one string")
         session = Session(self.game, TreeGuesser(self.tree))
         for reply in feedback:
@@ -274,15 +274,15 @@ class Session:
         game = self.game
         if not (isinstance(feedback, list | tuple)
                 and all(_is_count(n) for n in feedback)):
-            raise GameError(f"feedback {_shown(feedback)} ({type(feedback).__name__}): give a "
+            raise GameError(f"feedback {shown(feedback)} ({type(feedback).__name__}): give a "
                             "string such as '1 2' or a tuple or list of whole numbers such as "
                             "(1, 2)")
         if len(feedback) != len(game.feedback_names):
-            raise GameError(f"feedback {_shown(feedback)}: give {len(game.feedback_names)} "
+            raise GameError(f"feedback {shown(feedback)}: give {len(game.feedback_names)} "
                             f"numbers ({' '.join(game.feedback_names)})")
         top = game.base - 1
         if not all(0 <= n <= top for n in feedback):  # checked before str(): no huge numbers
-            raise GameError(f"feedback {_shown(feedback)}: each number must be between 0 and "
+            raise GameError(f"feedback {shown(feedback)}: each number must be between 0 and "
                             f"{top}")
         text = " ".join(str(int(n)) for n in feedback)
         return game.feedback_from_digits(text.split(" "), text)
@@ -297,12 +297,3 @@ def _is_count(value: object) -> bool:
     """A whole number given as such: ints (numpy's too), not bools (numpy's are not Integral),
     floats or strings."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _shown(value: object) -> str:
-    """``value`` for a one-line message: shortened (``reprlib``), and never an error itself (an
-    int of thousands of digits cannot be written out)."""
-    try:
-        return reprlib.repr(value)
-    except ValueError:
-        return f"<a {type(value).__name__} holding a number too long to show>"

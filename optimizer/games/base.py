@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 
 import numpy as np
 
@@ -56,6 +57,17 @@ def check_guess_mode(game: Game, guesses: str) -> None:
 def quote(text: str, limit: int = 40) -> str:
     """``text`` quoted for a one-line message (repr escapes control characters), shortened."""
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def shown(value: object) -> str:
+    """Any value for a one-line message: text quoted as ``quote`` does, the rest shortened by
+    ``reprlib``, and never an error itself (an int of thousands of digits cannot be written)."""
+    if isinstance(value, str):
+        return quote(value)
+    try:
+        return reprlib.repr(value)
+    except ValueError:
+        return f"<a {type(value).__name__} holding a number too long to show>"
 
 
 def tells_nothing(parts: dict, n: int) -> bool:
@@ -107,8 +119,7 @@ class Game:
         loosely (``0 1 2 3``, ``h2, c3, a1``); ``strict`` accepts only the notation of the tree
         format, exactly as ``format_code`` writes it (tree files must be unambiguous)."""
         if not isinstance(text, str):  # the API's callers: 1234 is not '1234' (no leading 0)
-            shown = repr(text) if len(repr(text)) <= 40 else repr(text)[:37] + "..."
-            raise GameError(f"a code is text such as {self.format_code(0)!r}, not {shown} "
+            raise GameError(f"a code is text such as {self.format_code(0)!r}, not {shown(text)} "
                             f"({type(text).__name__})")
         if strict:
             index = self._notation().get(text)
