@@ -135,6 +135,15 @@ def test_a_seed_out_of_range_is_refused_before_any_work(tmp_path, value, capsys)
     assert not out.exists()
 
 
+def test_a_seed_where_nothing_is_drawn_is_refused(tmp_path, capsys):
+    """--seed was ignored silently with the exact objectives and the greedy strategies."""
+    out = tmp_path / "t.json"
+    for how in (["--objective", "total"], ["--strategy", "minimax"], []):
+        assert cli.main(["build", "mastermind:2x2", *how, "--seed", "3", "-o", str(out)]) == 2
+        assert "--seed is the seed of the random strategy" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_the_largest_seed_builds_and_is_stored(tmp_path):
     out = tmp_path / "t.json"
     assert cli.main(["build", "mastermind:2x2", "--strategy", "random-consistent",

@@ -409,6 +409,14 @@ def test_breaker_with_a_tree_file_uses_its_game(monkeypatch, small_tree_file):
     assert "bulls-cows:3x5" in screen and status == 1
 
 
+def test_a_seed_with_a_tree_that_draws_nothing_is_refused(monkeypatch, small_tree_file):
+    """A tree's guesses are fixed: --seed there was ignored silently."""
+    for args in ([str(small_tree_file), "--seed", "4"], [str(small_tree_file), "--json",
+                                                          "--seed", "4"]):
+        status, screen = play(monkeypatch, args)
+        assert status == 2 and "--seed draws the secret (--breaker)" in screen
+
+
 def test_breaker_consistent_guesses_refuse_codes_that_cannot_be_the_secret(monkeypatch):
     """--guesses consistent: a guess that does not fit an answer so far is refused, names that
     answer and does not count; one that fits is scored."""

@@ -30,8 +30,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
              "height,deepest, deepest@K",
     )
     parser.add_argument("--guesses", choices=GUESS_MODES, default="any", help=GUESSES_HELP)
-    parser.add_argument("--seed", type=seed, default=0,
-                        help="seed of random strategies (0 to 2**64 - 1)")
+    parser.add_argument("--seed", type=seed, default=None,
+                        help="seed of the random strategy, random-consistent (0 to 2**64 - 1; "
+                             "default 0)")
     parser.add_argument("--checkpoint", metavar="FILE", default=None,
                         help="exact objectives: facts about first guesses from earlier runs "
                              "(refuted heights, least totals, the best tree); this run adds its "
@@ -66,10 +67,14 @@ def run(args: argparse.Namespace) -> Exit:
     from ..search.request import Request
 
     game = parse_game(args.game)
+    if args.seed is not None and not (args.strategy or "").startswith("random"):
+        raise ValueError("--seed is the seed of the random strategy (--strategy "
+                         "random-consistent); the other strategies and the exact objectives "
+                         "draw nothing")
     try:
         tree = build(Request(
             game, objective=args.objective, strategy=args.strategy, guesses=args.guesses,
-            seed=args.seed, time_limit=args.time_limit, started=args.started,
+            seed=args.seed or 0, time_limit=args.time_limit, started=args.started,
             workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
             lookahead=args.lookahead, improve=args.improve, first=args.first, gap=args.gap,
             table_bits=args.table_bits),

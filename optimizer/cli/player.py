@@ -116,6 +116,9 @@ def _run(args: argparse.Namespace) -> Exit:
                 raise GameError("--guesses is the breaker's rule: give it with --breaker (a "
                                 "tree's guesses are those it was built with)")
             check_guess_mode(game, args.guesses)
+        if args.seed is not None and tree is not None and not args.breaker:
+            raise GameError("--seed draws the secret (--breaker) or the guesses of a game "
+                            "without a tree; a tree's guesses are fixed")
     except (GameError, TreeError) as exc:
         print(f"moo: error: {printable(exc)}", file=sys.stderr)
         return Exit.ERROR
