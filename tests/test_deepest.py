@@ -104,7 +104,8 @@ def test_prove_deepest(capsys, plain):
     argv = ["prove", "mastermind:3x3", "--height", str(height), "--workers", "1", "--quiet"]
     assert moo(argv + ["--deepest", str(fewest)]) == 0
     out = capsys.readouterr().out
-    assert f"with {fewest} secrets at depth {height}" in out and "PROVEN" in out
+    secrets = "secret" if fewest == 1 else "secrets"
+    assert f"with {fewest} {secrets} at depth {height}" in out and "PROVEN" in out
     assert moo(argv + ["--deepest", str(fewest + 1)]) == 1
     out = capsys.readouterr().out
     assert f"CLAIM FAILS: the fewest is {fewest}" in out

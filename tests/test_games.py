@@ -461,6 +461,21 @@ def test_info_on_the_largest_board(capsys):
     assert "codes:            234" in out and "Z9" in out
 
 
+def test_a_game_of_one_code_is_told_in_the_singular(tmp_path, capsys):
+    """Counts of one read "1 symbol", "1 guess"; the one code is shown once as an example."""
+    from optimizer.cli import main
+
+    assert main(["info", "bulls-cows:1x1"]) == 0
+    out = capsys.readouterr().out
+    assert "(1 symbol from 0 to 0, all different)" in out and "example codes:    0\n" in out
+    (tmp_path / "w.txt").write_text("cat\n")
+    assert main(["info", f"words:{tmp_path / 'w.txt'}"]) == 0
+    assert "1 allowed guess (1 possible answer and 0 other words)" in capsys.readouterr().out
+    assert main(["prove", "bulls-cows:1x1", "--height", "1", "--deepest", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "with 1 secret at depth 1" in out and "the fewest secrets needing 1 guess is 1" in out
+
+
 def test_win_notation():
     assert parse_game("bulls-cows").format_feedback(parse_game("bulls-cows").win) == "4 0"
     assert parse_game("moo:10,11,12").format_feedback(parse_game("moo").win) == "3 0"

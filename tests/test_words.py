@@ -164,12 +164,15 @@ def test_word_spec_forms(tmp_path):
     assert read_word_list(str(answers)) == ["hat", "cat", "bat"]
     answers.write_bytes(b"\xef\xbb\xbfhat\r\ncat\r\nbat\r\n")  # as Notepad writes it
     assert read_word_list(str(answers)) == ["hat", "cat", "bat"]
+    tree = tmp_path / "t.json"  # a JSON file is no word list: a tree or a checkpoint
+    tree.write_bytes(b"{}")
     for spec, words in (("words", "give the word-list files"), ("words:", "give the"),
                         ("wordle:", "no parameters"), ("Wordle:x", "no parameters"),
                         (f"words:{answers},{guesses},{guesses}", "two file paths"),
                         (f"words:{answers},", "two file paths"),
                         (f"words:{tmp_path}/none.txt", "cannot be read"),
                         (str(answers), f"for a word list write words:{answers} "),
+                        (str(tree), "`moo verify FILE` describes a tree"),
                         ("x" * 5000, "unknown game")):  # too long a file name: no OSError
         with pytest.raises(GameError, match=words):
             parse_game(spec)

@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> Exit:
     print(f"codes:            {game.n_codes} ({game.code_rule()})")
     if game.n_secrets != game.n_codes:
         print(f"secrets:          {game.n_secrets} (the first codes; every code may be guessed)")
-    print(f"example codes:    {game.format_code(0)}, {game.format_code(game.n_codes - 1)}")
+    examples = dict.fromkeys(game.format_code(i) for i in (0, game.n_codes - 1))  # 1 code: once
+    print(f"example codes:    {', '.join(examples)}")
     print(f"feedback:         {' '.join(game.feedback_names)}")
     print(_wrapped(f"feedback classes: {len(values)}: ",
                    [game.format_feedback(int(v)) for v in values]))

@@ -16,7 +16,7 @@ import time
 import orjson
 
 from ..games import parse_game
-from ..games.base import GUESS_MODES
+from ..games.base import GUESS_MODES, counted
 from ..provenance import resting
 from ..tree import printable
 from .options import GAME_HELP, GUESSES_HELP, add_search_options, whole_number
@@ -217,8 +217,8 @@ def run(args) -> Exit:
     if not result["finished"]:
         return _unfinished(result)
     k, opt = result["claim"], result["optimum"]
-    print(f"claim: {result['game']} ({result['guesses']} guesses) needs exactly {k} guesses "
-          "in the worst case")
+    print(f"claim: {result['game']} ({result['guesses']} guesses) needs exactly "
+          f"{counted(k, 'guess')} in the worst case")
     tree = result.get("tree")
     _judged(result["achievable"],
             lambda: f"height {k} is enough: a tree of height {tree['height']} was built and "
@@ -255,19 +255,19 @@ def _run_deepest(args) -> Exit:
         if not args.json:
             print(f"UNFINISHED: {result['game']} ({result['guesses']} guesses) after "
                   f"{result['search_seconds']:.0f} s, {result['nodes']} nodes; proven so far: "
-                  f"at least {result['lower_bound'] or 0} secrets need {k} guesses")
+                  f"at least {result['lower_bound'] or 0} secrets need {counted(k, 'guess')}")
         return Exit.STOPPED
     if args.json:
         return Exit.FINISHED if result["holds"] else Exit.FAILED
     print(f"claim: {result['game']} ({result['guesses']} guesses): among trees of height {k}, "
-          f"the fewest secrets needing all {k} guesses is {n}")
+          f"the fewest secrets needing all {counted(k, 'guess')} is {n}")
     if opt is None:
         print(f"CLAIM FAILS: no tree has height {k}; the least height is "
               f"{result['least_height']}")
         return Exit.FAILED
     tree = result["tree"]
-    built = (f"a tree of height {tree['height']} with {opt} secrets at depth {k} was built and "
-             f"replayed over every secret (total {tree['total']})")
+    built = (f"a tree of height {tree['height']} with {counted(opt, 'secret')} at depth {k} was "
+             f"built and replayed over every secret (total {tree['total']})")
     how = (f"counting alone rules out fewer than {opt} (no search needed)"
            if not result["classes_searched"] and not result["classes_taken"] else
            f"exhaustive search found none with fewer than {opt}") + (
@@ -286,7 +286,7 @@ def _run_deepest(args) -> Exit:
         rests = f" ({taken} first-guess classes taken from the checkpoint, not checked by this " \
             "run; `moo checkpoint verify` re-proves them)" if taken else ""
         print(f"{resting('PROVEN', taken)}{rests}: among trees of height {k}, the fewest secrets "
-              f"needing {k} guesses is {n}")
+              f"needing {counted(k, 'guess')} is {n}")
         return Exit.FINISHED
     print(f"CLAIM FAILS: the fewest is {opt}")
     return Exit.FAILED
@@ -309,7 +309,7 @@ def _how_refuted(result: dict, height: int) -> str:
     searched, taken = result["classes_searched"], result["classes_taken"]
     if not taken and not searched:  # the counting bound: no class was even looked at
         return (f"counting alone rules it out: whatever the opening, the feedbacks cannot tell "
-                f"the secrets apart within {height} guesses (no search needed)")
+                f"the secrets apart within {counted(height, 'guess')} (no search needed)")
     if not taken:
         return f"exhaustive search found no strategy solving every secret in {height}"
     log = result["checkpoint"]["file"]

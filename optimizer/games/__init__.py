@@ -79,6 +79,10 @@ def _defined_game(spec: str) -> Game:
         if not match:
             raise GameError(f"{quote(spec)}: expected battleship:RxCxK, e.g. battleship:4x8x3")
         return Battleship(*(int(g) for g in match.groups()))
+    if _a_file(spec.strip()) and spec.strip().lower().endswith(".json"):  # a tree, a checkpoint
+        raise GameError(f"unknown game {quote(spec)}: a game is named, not read from a JSON "
+                        "file (`moo verify FILE` describes a tree, `moo checkpoint show FILE` a "
+                        f"checkpoint); use {GAME_FORMS}")
     if _a_file(spec.strip()):  # a word list given alone
         raise GameError(f"unknown game {quote(spec)}: for a word list write "
                         f"words:{spec.strip()} (or words:ANSWERS,GUESSES)")

@@ -59,6 +59,12 @@ def quote(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless it is one (a game may have a single code)."""
+    plural = noun + ("es" if noun.endswith("s") else "s")
+    return f"{number:,} {noun if number == 1 else plural}"
+
+
 def shown(value: object) -> str:
     """Any value for a one-line message: text quoted as ``quote`` does, the rest shortened by
     ``reprlib``, and never an error itself (an int of thousands of digits cannot be written)."""

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .base import CODE_DTYPE, Game, GameError, Symmetry, check_size, quote
+from .base import CODE_DTYPE, Game, GameError, Symmetry, check_size, counted, quote
 
 
 class DigitGame(Game):
@@ -61,7 +61,7 @@ class DigitGame(Game):
 
     def code_rule(self) -> str:
         if len(set(self.ranges)) == 1:
-            where = f"{self.positions} symbols from 0 to {self.ranges[0] - 1}"
+            where = f"{counted(self.positions, 'symbol')} from 0 to {self.ranges[0] - 1}"
         else:
             where = "position i below " + ",".join(str(r) for r in self.ranges)
         return where + (", all different" if self.distinct else ", repeats allowed")

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..reading import read_file
-from .base import CODE_DTYPE, MAX_CODES, Game, GameError, Symmetry, quote
+from .base import CODE_DTYPE, MAX_CODES, Game, GameError, Symmetry, counted, quote
 
 MAX_LETTERS = 5  # 3 ** letters feedback patterns must fit in a byte
 MAX_CELLS = MAX_CODES * MAX_CODES  # the same memory as the largest square game: 1.6 GB
@@ -106,9 +106,10 @@ class WordGame(Game):
         return tuple(ord(ch) - _A for ch in word)
 
     def code_rule(self) -> str:
-        others = self.n_codes - self.n_secrets
-        return (f"a {self.letters}-letter word of its list of {self.n_codes:,} allowed guesses "
-                f"({self.n_secrets:,} possible answers and {others:,} other words)")
+        guesses = counted(self.n_codes, "allowed guess")
+        answers = counted(self.n_secrets, "possible answer")
+        others = counted(self.n_codes - self.n_secrets, "other word")
+        return f"a {self.letters}-letter word of its list of {guesses} ({answers} and {others})"
 
     def is_answer(self, index: int) -> bool:
         return 0 <= index < self.n_secrets
