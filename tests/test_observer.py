@@ -59,6 +59,22 @@ def test_two_bars_in_a_log_write_no_cursor_moves(monkeypatch):
     assert text.splitlines()[-1].startswith("outer: 100%")
 
 
+def test_a_bar_in_a_log_that_counts_nothing_writes_nothing(monkeypatch):
+    """A total not yet known (height's classes), or none at all (a game of one code): no
+    "0class" line; once it is known the bar's lines follow."""
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    empty = Observer().bar(desc="height", unit="class", total=0)
+    empty.close()
+    assert log.getvalue() == ""
+    bar = Observer().bar(desc="height", unit="class")
+    bar.total = 3
+    bar.update(3)
+    bar.close()
+    assert log.getvalue().splitlines() == [line for line in log.getvalue().splitlines()
+                                           if "3/3" in line] != []
+
+
 def test_a_bar_on_a_terminal_is_tqdm_s_own_and_a_quiet_one_writes_nothing(monkeypatch):
     screen = Terminal()
     monkeypatch.setattr(sys, "stderr", screen)

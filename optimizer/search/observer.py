@@ -76,6 +76,13 @@ class LoggedBar(tqdm):
         self._written = now
         return super().refresh(nolock=nolock, lock_args=lock_args)
 
+    def display(self, msg=None, pos=None):
+        """Nothing while the bar counts nothing (a total not yet known, or none: a search with
+        no class to search logged "0class" lines)."""
+        if not self.n and not self.total:
+            return True
+        return super().display(msg=msg, pos=pos)
+
     def moveto(self, n):
         """Not in a log: tqdm moves the cursor to a second bar's row (an escape sequence), where
         here every state is a line of its own."""
