@@ -281,6 +281,9 @@ def test_recheck_confirms_an_optimal_tree(optimal_total_file, capsys):
     status, out, err = run(capsys, "verify", str(optimal_total_file), "--recheck")
     assert status == 0
     assert "RECHECK OK: the exact search confirms the optimum total 21" in out
+    assert "root parts" in err  # its search's bar (standard error is no terminal here)
+    status, out, err = run(capsys, "verify", str(optimal_total_file), "--recheck", "--quiet")
+    assert status == 0 and "RECHECK OK" in out and err == ""
 
 
 def test_recheck_finds_a_false_optimality_claim(mm_file, capsys):

@@ -25,6 +25,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"also run the exact search for the file's objective (games of "
                              f"at most {RECHECK_MAX_CODES} codes) and compare it with the "
                              "file's claims")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar during --recheck's search")
 
 
 def run(args: argparse.Namespace) -> Exit:
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> Exit:
     if args.recheck:
         _check_recheck(tree)  # refused before any work
     result = verify(tree)
-    recheck = _recheck(tree, result) if args.recheck and not result.defects else None
+    recheck = _recheck(tree, result, args.quiet) if args.recheck and not result.defects else None
     if recheck:
         result.defects += recheck["defects"]
     ok = not result.defects
@@ -113,7 +115,7 @@ def _check_recheck(tree) -> None:
                          "(use moo prove or moo build for larger ones)")
 
 
-def _recheck(tree, result) -> dict:
+def _recheck(tree, result, quiet: bool = False) -> dict:
     """Run the exact search for the file's objective and hold the file's claims against it:
     ``optimal: true`` needs the tree's value to be the optimum; ``lower_bound`` must not exceed
     the optimum's first component."""
@@ -124,7 +126,8 @@ def _recheck(tree, result) -> dict:
 
     objective = exact_objective(tree.objective)
     start = time.perf_counter()
-    best = build(Request(tree.game, objective.name, guesses=tree.guesses), Observer())
+    best = build(Request(tree.game, objective.name, guesses=tree.guesses),
+                 Observer(quiet=quiet))
     seconds = time.perf_counter() - start
     if not best.optimal:
         raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
