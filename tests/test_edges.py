@@ -125,7 +125,7 @@ def test_a_seed_out_of_range_is_refused_before_any_work(tmp_path, value, capsys)
     seeds alias positive ones in Python's random. Refused by every command with --seed."""
     out = tmp_path / "t.json"
     for argv in (["build", "mastermind:2x2", "--strategy", "random-consistent", "-o", str(out)],
-                 ["play", "mastermind:2x2", "--breaker"],
+                 ["play", "mastermind:2x2", "--breaker"], ["compare", "mastermind:2x2"],
                  ["checkpoint", "verify", str(tmp_path / "none.json")]):
         with pytest.raises(SystemExit) as stop:
             cli.main([*argv, "--seed", value])

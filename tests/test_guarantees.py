@@ -294,6 +294,26 @@ def test_recheck_finds_a_false_optimality_claim(mm_file, capsys):
     assert "optimal: true, but the exact search finds total 21 and this tree has 26" in out
 
 
+def test_compare_holds_an_optimality_claim_against_its_table(mm_file, capsys):
+    """A stored tree claiming the least total with 26 where a tree beside it (a strategy built
+    now, or another stored tree) has less: shown as a defect, not "(optimal)"."""
+    data = load(mm_file)
+    data.update(objective="total", optimal=True)
+    save(data, mm_file)
+    folder = str(mm_file.parent)
+    status, out, err = run(capsys, "compare", "mastermind:2x3", "--trees", folder,
+                           "--guesses", "any")
+    line = next(line for line in out.splitlines() if mm_file.name in line)
+    assert "(DEFECTS: optimal: true, but " in line and "against this tree's 26)" in line
+    assert "(optimal)" not in out
+    status, out, err = run(capsys, "compare", "mastermind:2x3", "--trees", folder, "--stored")
+    assert "(optimal)" in out and "DEFECTS" not in out  # alone, nothing refutes it
+    assert main(["build", "mastermind:2x3", "--objective", "total", "-o",
+                 str(mm_file.parent / "exact.json")]) == 0
+    status, out, err = run(capsys, "compare", "mastermind:2x3", "--trees", folder, "--stored")
+    assert "(DEFECTS: optimal: true, but total `exact.json` (any guesses) has total 21" in out
+
+
 def test_recheck_finds_a_false_lower_bound(mm_file, capsys):
     data = load(mm_file)
     data.update(objective="total", lower_bound=23)  # below the tree's 26, above the optimum 21

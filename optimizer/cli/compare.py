@@ -24,7 +24,7 @@ from ..objective import bound_note, proven_bounds
 from ..provenance import checkpoint_facts, opening_note, resting, verify
 from ..reading import read_file
 from ..tree import Tree, TreeError, printable
-from .options import GAME_HELP
+from .options import GAME_HELP, seed
 from .status import Exit
 
 MODES = {"any": ("any",), "consistent": ("consistent",), "both": ("any", "consistent")}
@@ -46,6 +46,7 @@ class Row:
     note: str = ""  # "optimal", the proven bounds ("total >= 19951"), defects
     defects: list[str] = field(default_factory=list)
     bounds: list[tuple[str, str, int]] = field(default_factory=list)  # objective.proven_bounds
+    claim: str | None = None  # the objective a stored tree claims to be optimal for (any opening)
 
     @property
     def average(self) -> float:
@@ -87,6 +88,7 @@ def row_of(tree: Tree, name: str, seconds: float | None, source: str = "built") 
         note=note,
         defects=result.defects,
         bounds=bounds,
+        claim=tree.objective if tree.optimal and opening is None else None,
     )
 
 
@@ -181,9 +183,40 @@ def compare(game: Game, trees_dir: str | Path | None = "trees", guesses: str = "
     if trees_dir is not None and Path(trees_dir).is_dir():
         stored, problems = stored_rows(game, trees_dir)
         rows += stored
+    _hold_claims(rows)
     rows.sort(key=lambda r: (bool(r.defects), r.total, r.height, r.source != "built", r.name,
                              r.guesses))
     return Comparison(game, rows, matrix_seconds, compile_seconds, problems)
+
+
+# trees of the first mode are trees of the second too: a consistent guess keeps every hint
+WITHIN = {("consistent", "any"), ("hard", "any"), ("consistent", "hard")}
+
+
+def _hold_claims(rows: list[Row]) -> None:
+    """A stored tree's ``optimal`` claim against every other sound row of the table: a tree of
+    its game, in its guess mode or a narrower one, that does better under its objective refutes
+    it (a defect, as ``moo verify --recheck`` would find, here from the table alone)."""
+    from ..objective import exact_objective
+
+    for row in rows:
+        objective = exact_objective(row.claim) if row.claim and not row.defects else None
+        if objective is None:
+            continue
+        own = objective.value(row)
+        for other in rows:
+            fits = other.guesses == row.guesses or (other.guesses, row.guesses) in WITHIN
+            if other is row or other.defects or not fits or (
+                    objective.depth is not None and other.height > objective.depth):
+                continue
+            if objective.value(other) < own:
+                name = other.name if other.source == "built" else f"{other.name} `{other.source}`"
+                names = ",".join(objective.components)
+                row.defects = [f"optimal: true, but {name} ({other.guesses} guesses) has {names} "
+                               f"{', '.join(map(str, objective.value(other)))} against this "
+                               f"tree's {', '.join(map(str, own))}"]
+                row.note = f"DEFECTS: {row.defects[0]}"
+                break
 
 
 # --- table ---------------------------------------------------------------------------------
@@ -291,7 +324,8 @@ def configure(parser) -> None:
                         help="folder of stored trees (default: trees, in the current folder)")
     parser.add_argument("--guesses", choices=tuple(MODES), default="both",
                         help="guess mode(s) of the heuristics (default both)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of random-consistent")
+    parser.add_argument("--seed", type=seed, default=0,
+                        help="seed of random-consistent (0 to 2**64 - 1)")
     parser.add_argument("--plot", metavar="FILE.png", help="draw the distributions (matplotlib)")
     parser.add_argument("--stored", action="store_true",
                         help="the stored trees only: no strategy is built (instant)")
