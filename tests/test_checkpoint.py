@@ -779,3 +779,14 @@ def test_a_run_with_nothing_to_record_still_writes_its_checkpoint(tmp_path, caps
                 str(refused), "-o", str(tmp_path / "t.json"), "--quiet"]) == 2
     assert "--gap applies to objectives with a least total" in capsys.readouterr().err
     assert not refused.exists() and not (tmp_path / "t.json").exists()
+
+
+def test_a_depth_limit_past_the_secrets_is_the_total_s_own(tmp_path):
+    """total@50 on 27 secrets limits nothing: its facts are the plain total's (key 27), not a
+    second "no depth limit" section of the file."""
+    path, out = tmp_path / "cp.json", tmp_path / "t.json"
+    for objective in ("total@50", "total"):
+        assert moo(["build", "mastermind:3x3", "--objective", objective, "--checkpoint",
+                    str(path), "-o", str(out), "--quiet"]) == 0
+    assert list(orjson.loads(path.read_bytes())["total"]) == ["27"]
+    assert read_tree(out).meta["checkpoint_facts"] >= 1  # the second run took the first's

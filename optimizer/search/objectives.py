@@ -190,6 +190,8 @@ class Search:
                              f"{obj.name}")
         taken_before = self.facts_taken
         depth = obj.depth or self.game.n_secrets
+        if "deepest" not in obj.components:  # no sound tree needs more guesses than secrets:
+            depth = min(depth, self.game.n_secrets)  # total@50 of 27 is the total's own facts
         first = self._first_consistent(obj, depth)  # what to write if stopped before better
         path = {"height": self._height_first, "deepest": self._deepest_first}.get(
             obj.first, self._total_first)
