@@ -115,6 +115,26 @@ def test_a_custom_word_tree_carries_its_lists(tmp_path, capsys):
     assert sorted(raw["words"]["guesses"]) == sorted(others)
 
 
+def test_compare_lists_the_stored_trees_of_its_own_word_lists(tmp_path, capsys):
+    """A version 2 tree names its game "words": compare matches it by its lists, not by the
+    spec (it skipped every such tree without a word); another list's tree is not listed."""
+    from optimizer.cli import main as moo
+
+    answers, others = _lists(6, 10, 12)
+    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+    (tmp_path / "g.txt").write_text("\n".join(others) + "\n")
+    (tmp_path / "b.txt").write_text("\n".join(answers[:5]) + "\n")
+    spec = f"words:{tmp_path / 'a.txt'},{tmp_path / 'g.txt'}"
+    assert moo(["build", spec, "--objective", "total", "--quiet", "-o",
+                str(tmp_path / "t.json")]) == 0
+    capsys.readouterr()
+    assert moo(["compare", spec, "--trees", str(tmp_path), "--stored"]) == 0
+    assert "total `t.json` (optimal)" in capsys.readouterr().out
+    assert moo(["compare", f"words:{tmp_path / 'b.txt'}", "--trees", str(tmp_path),
+                "--stored"]) == 0
+    assert "t.json" not in capsys.readouterr().out
+
+
 def test_trees_of_named_games_stay_version_1():
     from optimizer.formats.tree_file import tree_to_json
     from optimizer.games import parse_game

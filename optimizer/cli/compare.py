@@ -132,11 +132,15 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
     for path in sorted(Path(trees_dir).glob("*.json")):
         try:
             data = loads(read_file(path))  # a regular file of bounded size only
-            if not isinstance(data, dict) or _spec_of(data.get("game")) != game.spec:
+            carried = isinstance(data, dict) and data.get("game") == "words"  # lists inline
+            if not carried and (not isinstance(data, dict)
+                                or _spec_of(data.get("game")) != game.spec):
                 continue
             if data.get("format") in (FORMAT, OLD_FORMAT):
                 continue  # a long search's checkpoint, not a tree
             tree = tree_from_json(data, printable(path))
+            if carried and getattr(tree.game, "digest", None) != getattr(game, "digest", ""):
+                continue  # another word game's lists
         except (OSError, TreeError) as exc:
             problems.append(printable(f"{path.name}: {exc}"))
             continue
