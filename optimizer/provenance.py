@@ -5,6 +5,7 @@ unchecked from a checkpoint file."""
 from __future__ import annotations
 
 from .objective import exact_objective
+from .search.strategies import CONSISTENT_ONLY, HEURISTICS
 from .tree import Replay, Tree, is_int, printable, repeated_guess, replay
 
 
@@ -48,7 +49,12 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     defects = []
     objective = exact_objective(tree.objective)
     lower = tree.lower_bound
-    if objective is None and tree.optimal:
+    if objective is None and tree.objective not in CONSISTENT_ONLY + HEURISTICS:
+        defects.append(f"objective: {printable(repr(tree.objective))[:60]} is neither an exact "
+                       "objective (height, total, their pairs, total@K, height,deepest, "
+                       "deepest@K) nor a greedy strategy's name ("
+                       f"{', '.join(CONSISTENT_ONLY + HEURISTICS)})")
+    elif objective is None and tree.optimal:
         defects.append(f"\"optimal\": true, but {printable(repr(tree.objective))[:60]} is not an "
                        "exact objective (height, total, their pairs, total@K, height,deepest, "
                        "deepest@K): a greedy strategy is not a search and proves no optimum")
@@ -70,6 +76,10 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     if tree.optimal and meta.get("stopped") is True:  # what a stopped build writes of itself
         defects.append("\"optimal\": true, but meta.stopped says the search was stopped "
                        "before it finished (a stopped search proves no optimum)")
+    unfinished = [key for key, value in meta.items() if tree.optimal and key.endswith("_search")
+                  and isinstance(value, dict) and value.get("optimal") is False]
+    defects += [f"\"optimal\": true, but meta.{printable(key)[:40]}.optimal says that search "
+                "did not finish (an unfinished search proves no optimum)" for key in unfinished]
     return (defects + _opening_defects(tree, result) + _meta_bound_defects(tree, result)
             + _provenance_defects(tree))
 
@@ -139,7 +149,13 @@ def _meta_bound_defects(tree: Tree, result: Replay) -> list[str]:
         else:  # the fewest secrets solved with exactly K guesses among trees within K
             scope = objective.depth or least
             own = result.histogram.get(scope, 0) if scope is not None else 0
-        if scope is None or result.height > scope or meta[key] <= own:
+        if scope is None or result.height > scope:
+            continue
+        if op == "=" and tree.optimal and meta[key] < own:  # the optimum is this tree's own
+            defects.append(f"meta.{key}: {meta[key]} says the fewest secrets solved with "
+                           f"exactly {scope} guesses is {meta[key]}, but this tree, claimed "
+                           f"optimal, has {own}")
+        if meta[key] <= own:
             continue
         defects.append(f"meta.{key}: {meta[key]} claims that no tree of height {scope} or less "
                        f"has a {name} below it (\"{name} {op} {meta[key]}\"), but this tree "

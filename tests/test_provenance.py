@@ -221,8 +221,14 @@ def minimax_tree(minimax) -> Tree:
      "meta.total_lower_bound: 'many' is not a whole number >= 0"),
     ("minimax", True, None, {}, "\"optimal\": true, but 'minimax' is not an exact objective"),
     ("entropy", True, None, {}, "a greedy strategy is not a search and proves no optimum"),
+    ("banana", False, None, {}, "objective: 'banana' is neither an exact objective"),
     ("total", True, None, {"stopped": True, "total_search": {"optimal": False}},
      "\"optimal\": true, but meta.stopped says the search was stopped before it finished"),
+    ("total", True, None, {"total_search": {"optimal": False}},
+     "\"optimal\": true, but meta.total_search.optimal says that search did not finish"),
+    ("height,deepest", True, None, {"deepest_proven": 1},
+     "meta.deepest_proven: 1 says the fewest secrets solved with exactly 4 guesses is 1, but "
+     "this tree, claimed optimal, has 2"),
 ])
 def test_claims_the_tree_contradicts_are_defects_and_never_shown(minimax, tmp_path, capsys,
                                                                   objective, optimal, lower,
@@ -247,6 +253,8 @@ def test_claims_the_tree_contradicts_are_defects_and_never_shown(minimax, tmp_pa
     ("height,total", False, 3, {"total_lower_bound": 99}),  # of trees of height 3: not this one
     ("height,deepest", False, 4, {"deepest_proven": 2}),
     ("deepest@5", True, None, {"deepest_proven": 0}),  # none at depth 5, as claimed
+    ("height,deepest", True, None, {"deepest_proven": 2}),  # the tree's own count
+    ("total", True, None, {"total_search": {"optimal": True}}),
     ("minimax", False, None, {}),
 ])
 def test_bounds_the_tree_does_not_contradict_pass(minimax, objective, optimal, lower, meta):
