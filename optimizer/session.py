@@ -115,7 +115,8 @@ class Solver:
 
     @classmethod
     def load(cls, path: str | Path) -> Solver:
-        """Read a tree file; a ``TreeError`` names any defect (``TreeFileError``: unreadable)."""
+        """Read a tree file; a ``TreeError`` names what keeps it from being a tree (its claims
+        are held by ``proof``; ``TreeFileError``: unreadable)."""
         if not isinstance(path, str | os.PathLike):  # open(123): file descriptor 123
             raise TreeError(f"a tree file's path is a string or a path object, not {shown(path)} "
                             f"({type(path).__name__})")
@@ -124,9 +125,10 @@ class Solver:
     def new_game(self, feedback: Iterable[str | Sequence[int]] = ()) -> Session:
         """A game at its first guess, or after ``feedback``, the answers already given to the
         tree's guesses in order (a stateless caller passes all of them each time)."""
-        if isinstance(feedback, str):  # its characters would be taken as answers one by one
-            raise GameError(f"feedback {shown(feedback)}: give a list of the answers so far, "
-                            "such as ['0 2', '1 1'], not one string")
+        if isinstance(feedback, (str, bytes, dict)) or not isinstance(feedback, Iterable):
+            # a string's characters (or a dict's keys) would be taken as answers one by one
+            raise GameError(f"feedback {shown(feedback)} ({type(feedback).__name__}): give a "
+                            "list of the answers so far, such as ['0 2', '1 1']")
         session = Session(self.game, TreeGuesser(self.tree))
         for reply in feedback:
             session.answer(reply)

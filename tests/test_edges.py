@@ -114,8 +114,11 @@ def test_feedback_as_whole_numbers_is_taken():
 
 
 def test_new_game_refuses_one_string_for_a_list_of_answers():
-    with pytest.raises(GameError, match="list of the answers"):
-        Solver.load(MM_TREE).new_game("1 1")
+    """Not a list of answers: a string, bytes or a dict (taken item by item, a dict's keys as
+    the answers) and what cannot be iterated (None, 5: a TypeError before)."""
+    for feedback in ("1 1", b"02", {"1 1": 1}, None, 5):
+        with pytest.raises(GameError, match="list of the answers"):
+            Solver.load(MM_TREE).new_game(feedback)
 
 
 # --- seeds -----------------------------------------------------------------------------------
@@ -264,10 +267,12 @@ def test_page_prints_the_objective_escaped(small_tree_file, tmp_path, capsys):
     data["objective"] = "first-consistent\x1b[2J\x1b]0;owned\x07"
     path = tmp_path / "escape.json"
     path.write_bytes(orjson.dumps(data))
-    assert cli.main(["page", str(path), "-o", str(tmp_path / "page.html")]) == 0
-    out = capsys.readouterr().out
+    # no strategy has that name: refused as a defect, the objective shown escaped
+    assert cli.main(["page", str(path), "-o", str(tmp_path / "page.html")]) == 1
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
     assert "\x1b" not in out and "\x07" not in out
-    assert "\\x1b[2J" in out
+    assert "\\x1b[2J" in out and "is neither an exact objective" in out
 
 
 # --- checkpoint verify --sample ----------------------------------------------------------------

@@ -158,6 +158,14 @@ def test_a_path_that_is_not_text_is_refused(path):
         Solver.load(path)
 
 
+def test_a_path_with_a_nul_byte_is_a_file_error_naming_it():
+    """os.stat's ValueError ('embedded null byte') named no file."""
+    from optimizer.formats.tree_file import TreeFileError
+
+    with pytest.raises(TreeFileError, match=r"a\\x00b: cannot read: a file name has no NUL"):
+        Solver.load("a\0b")
+
+
 def test_any_path_object_loads():
     """os.PathLike, not only pathlib.Path (the check above once refused the others)."""
     class Named:
