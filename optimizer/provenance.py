@@ -30,7 +30,10 @@ def _stats_defects(tree: Tree, result: Replay) -> list[str]:
     for key in ("secrets", "height", "total"):
         if key not in stated:
             defects.append(f"stats.{key}: missing")
-        elif not is_int(stated[key]) or stated[key] != getattr(result, key):
+        elif not is_int(stated[key]):
+            defects.append(f"stats.{key}: {printable(repr(stated[key]))[:40]} must be an "
+                           "integer (a JSON number without a fraction or exponent)")
+        elif stated[key] != getattr(result, key):
             defects.append(f"stats.{key} says {printable(repr(stated[key]))[:40]}, a replay "
                            f"gives {getattr(result, key)}")
     histogram = stated.get("histogram")

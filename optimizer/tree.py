@@ -99,11 +99,11 @@ def replay(tree: Tree, max_defects: int = 20, secrets: list[int] | None = None,
                            "loop of useless guesses)")
             continue
         if tree.guesses == "consistent" and node.guess not in secrets:
-            defects.append(
-                f"{_place_text(game, place)}: guess {game.format_code(node.guess)} is not "
-                "consistent with the feedback so far, but the tree says guesses are "
-                "'consistent'"
-            )
+            why = ("is not a possible secret" if node.guess >= game.n_secrets else
+                   "is not consistent with the feedback so far" if place is not None else
+                   "is not among the secrets")
+            defects.append(f"{_place_text(game, place)}: guess {game.format_code(node.guess)} "
+                           f"{why}, but the tree says guesses are 'consistent'")
         dropped = next(((g, f) for g, f in hints if not game.keeps_hints(g, f, node.guess)),
                        None) if hard and game.has_hard_mode else None
         if dropped is not None:

@@ -220,8 +220,9 @@ def test_a_key_given_twice_is_a_defect_named_by_place(mm_file, capsys, find, rep
     (lambda d: d.update(objective="total", optimal=True, lower_bound=20),
      "stated together with \"optimal\": true"),
     (lambda d: d.update(objective="total@3"), "allows height 3, but the tree's height is 4"),
-    (lambda d: d["stats"].update(total=26.0), "stats.total says 26.0"),
-    (lambda d: d["stats"].update(height=True), "stats.height says True"),
+    (lambda d: d["stats"].update(total=26.0), "stats.total: 26.0 must be an integer"),
+    (lambda d: d["stats"].update(height=True), "stats.height: True must be an integer"),
+    (lambda d: d["stats"].update(secrets="9"), "stats.secrets: '9' must be an integer"),
     (lambda d: d["stats"]["histogram"].update({"1": 1.0}), "stats.histogram differs"),
 ])
 def test_claims_that_contradict_the_replay_are_defects(mm_file, capsys, edit, message):

@@ -15,9 +15,9 @@ from helpers import HalfWriter
 
 from optimizer.cli import main
 from optimizer.formats.tree_file import read_tree, write_tree
-from optimizer.games import parse_game
+from optimizer.games import parse_game, word_game
 from optimizer.provenance import verify
-from optimizer.tree import Tree, TreeError, replay
+from optimizer.tree import Node, Tree, TreeError, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,6 +163,19 @@ def test_non_consistent_guess_in_a_consistent_tree(tmp_path, capsys, minimax):
     status, out = moo_verify(save(data, path), capsys)
     assert status == 1
     assert "is not consistent with the feedback so far" in out
+
+
+def test_a_consistent_word_tree_opening_with_a_guess_only_word_says_why(tmp_path, capsys):
+    """At the root there is no feedback yet: the opening is not a possible secret."""
+    game = word_game(["cat", "hat", "bat", "mat"], ["chb"])
+    tree = Tree(game, Node(4, {game.feedback(4, s): Node(s) for s in range(4)}),
+                objective="minimax", guesses="any")
+    path = tmp_path / "w.json"
+    write_tree(tree, path)
+    data = load(path)
+    data["guesses"] = "consistent"
+    status, out = moo_verify(save(data, path), capsys)
+    assert status == 1 and "root: guess chb is not a possible secret" in out
 
 
 # Defects found while reading: the file does not describe a tree; `moo verify` exits 1 too.
