@@ -315,6 +315,24 @@ def test_compare_holds_an_optimality_claim_against_its_table(mm_file, capsys):
     assert "(DEFECTS: optimal: true, but total `exact.json` (any guesses) has total 21" in out
 
 
+def test_recheck_holds_an_opening_claim(mm_file, tmp_path, capsys):
+    """A --first tree claims its value among the trees of its opening (meta.opening): the
+    recheck searches that opening too (it said OK to any such claim)."""
+    data = load(mm_file)
+    first = data["root"]["guess"]
+    data.update(objective="total")
+    data["meta"] = {"opening": {"guess": first, "optimal": True}}
+    status, out, err = run(capsys, "verify", str(save(data, mm_file)), "--recheck", "--quiet")
+    assert status == 1
+    assert f"meta.opening: optimal among trees opening with {first}, but the exact search of " \
+           "that opening finds total " in out and "and this tree has 26" in out
+    path = tmp_path / "first.json"
+    assert main(["build", "mastermind:2x3", "--objective", "total", "--first", first, "-o",
+                 str(path), "--quiet"]) == 0
+    status, out, err = run(capsys, "verify", str(path), "--recheck", "--quiet")
+    assert status == 0 and f"; opening with {first}, the exact search finds total " in out
+
+
 def test_recheck_finds_a_false_lower_bound(mm_file, capsys):
     data = load(mm_file)
     data.update(objective="total", lower_bound=23)  # below the tree's 26, above the optimum 21

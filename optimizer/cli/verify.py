@@ -145,6 +145,8 @@ def _recheck(tree, result, quiet: bool = False) -> dict:
     if tree.lower_bound is not None and tree.lower_bound > optimum[0]:
         defects.append(f"lower_bound: {tree.lower_bound} is above the optimum {objective.first} "
                        f"{optimum[0]} found by the exact search")
+    opening = _recheck_opening(tree, objective, own, quiet)
+    defects += opening["defects"]
     if tree.optimal:
         summary = f"the exact search confirms the optimum {names} {shown}"
     elif own == optimum:
@@ -152,5 +154,37 @@ def _recheck(tree, result, quiet: bool = False) -> dict:
     else:
         summary = (f"the exact search finds {names} {shown}; the file claims no optimality and "
                    "its lower bound holds")
+    summary += opening["summary"]
     return {"objective": objective.name, "optimum": list(optimum), "tree": list(own),
             "seconds": round(seconds, 3), "summary": summary, "defects": defects}
+
+
+def _recheck_opening(tree, objective, own: tuple[int, ...], quiet: bool) -> dict:
+    """A tree built with --first claims its value among the trees opening with its root's
+    guess (``meta.opening``): the exact search of that opening holds the claim, and the
+    opening's lower bound, as the whole search holds ``optimal`` and ``lower_bound``."""
+    from ..provenance import opening_note
+    from ..search.build import build
+    from ..search.observer import Observer
+    from ..search.request import Request
+
+    if opening_note(tree) is None:
+        return {"defects": [], "summary": ""}
+    claim = tree.meta["opening"]
+    code = tree.game.format_code(tree.root.guess)
+    best = build(Request(tree.game, objective.name, guesses=tree.guesses, first=code),
+                 Observer(quiet=quiet))
+    optimum = objective.value(best.replayed)
+    shown = ", ".join(map(str, optimum))
+    names = ",".join(objective.components)
+    defects = []
+    if claim["optimal"] and own != optimum:
+        defects.append(f"meta.opening: optimal among trees opening with {code}, but the exact "
+                       f"search of that opening finds {names} {shown} and this tree has "
+                       f"{', '.join(map(str, own))}")
+    lower = claim.get("lower_bound")
+    if isinstance(lower, int) and lower > optimum[0]:
+        defects.append(f"meta.opening.lower_bound: {lower} is above that opening's optimum "
+                       f"{objective.first} {optimum[0]}")
+    return {"defects": defects,
+            "summary": f"; opening with {code}, the exact search finds {names} {shown}"}
