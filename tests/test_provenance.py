@@ -62,6 +62,24 @@ def test_a_build_on_a_false_checkpoint_records_what_its_claim_rests_on(resting_t
     assert tree.meta["checkpoint"].endswith("cp.json")
 
 
+def test_a_fact_found_false_and_searched_again_is_not_counted_as_taken(tmp_path, capsys):
+    """A class fact the run corrects is its own search, not the file's: 10 of 11 facts are
+    taken (it said 11, the corrected one included)."""
+    checkpoint, out = tmp_path / "cp.json", tmp_path / "t.json"
+    argv = ["build", "battleship:3x3x2", "--objective", "total", "--checkpoint",
+            str(checkpoint), "--quiet", "-o", str(out)]
+    assert moo(argv) == 0
+    data = orjson.loads(checkpoint.read_bytes())
+    classes = data["total"]["36"]["classes"]
+    assert len(classes) == 11
+    classes[next(iter(classes))] = {"exact": 119}  # below the least total, 121: false
+    checkpoint.write_bytes(orjson.dumps(data))
+    assert moo(argv) == 0
+    assert "resting on 10 checkpoint facts" in capsys.readouterr().out
+    meta = read_tree(out).meta
+    assert meta["checkpoint_facts"] == 10 and meta["total_search"]["classes_searched"] == 1
+
+
 def test_the_build_says_its_optimum_rests_on_the_facts(tmp_path, capsys):
     checkpoint = false_checkpoint(tmp_path / "cp.json")
     status, out = run(capsys, "build", SPEC, "--objective", "total", "--checkpoint",

@@ -67,7 +67,7 @@ class TotalSearch(RootSearch):
                 out.notes.append(STOPPED_EARLY)
                 out.nodes = self.nodes - counted
                 out.seconds = time.monotonic() - start
-                out.taken, out.parts_taken = len(self.taken), len(self.parts_taken)
+                out.taken, out.parts_taken = self._still_taken(depth), len(self.parts_taken)
                 out.lower_bound = min((c[0] for c in classes), default=int(INF))
                 if out.value:
                     out.lower_bound = min(out.lower_bound, out.value)
@@ -106,7 +106,7 @@ class TotalSearch(RootSearch):
                 log.flush()
         out.nodes = self.nodes - counted
         out.seconds = time.monotonic() - start
-        out.taken, out.parts_taken = len(self.taken), len(self.parts_taken)
+        out.taken, out.parts_taken = self._still_taken(depth), len(self.parts_taken)
         out.lower_bound = min(proven) if proven else int(INF)
         if out.stopped:
             out.lower_bound = min(out.lower_bound, out.value or out.lower_bound)
@@ -304,6 +304,12 @@ class TotalSearch(RootSearch):
                 bound = known
             out.append((bound, guess, parts))
         return out
+
+    def _still_taken(self, depth: int) -> int:
+        """The classes taken from the checkpoint whose fact still stands as the file's: one
+        this run found false (corrected) or proved again itself no longer rests on the file."""
+        log = self.checkpoint
+        return sum(1 for guess in self.taken if log.taken_class(self.cost, guess, depth))
 
     def took(self, guess: int, depth: int) -> None:
         """A class's bound comes from the checkpoint: counted as taken unless this run proved
