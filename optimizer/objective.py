@@ -12,6 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+# The greedy strategies' names (search.strategies): what a tree's objective is when it is not
+# an exact objective. Here, so that reading a tree file loads no search module.
+CONSISTENT_ONLY = ("first-consistent", "random-consistent")  # they guess only candidates
+HEURISTICS = ("minimax", "expected-size", "entropy", "most-parts")
+
 
 class Figures(Protocol):
     """What a replay measures (``tree.Replay``)."""

@@ -4,8 +4,7 @@ unchecked from a checkpoint file."""
 
 from __future__ import annotations
 
-from .objective import exact_objective
-from .search.strategies import CONSISTENT_ONLY, HEURISTICS
+from .objective import CONSISTENT_ONLY, HEURISTICS, exact_objective
 from .tree import Replay, Tree, is_int, printable, repeated_guess, replay
 
 

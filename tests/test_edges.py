@@ -447,3 +447,35 @@ def test_a_signal_after_the_search_keeps_the_tree(tmp_path, monkeypatch, capsys)
         signal.signal(signal.SIGTERM, old)
     assert status == 0 and out.exists()
     assert "SIGTERM came after the search had finished" in capsys.readouterr().err
+
+
+# --- a signal while the command line is imported ----------------------------------------------
+STARTING = """
+import builtins, os, signal
+real = builtins.__import__
+def importing(name, *args, **kwargs):
+    if name == "numpy":  # the command line's imports are under way: its handlers are in place
+        os.kill(os.getpid(), signal.SIGTERM)
+    return real(name, *args, **kwargs)
+builtins.__import__ = importing
+import optimizer.cli
+print("not reached")
+"""
+
+
+def test_a_signal_while_starting_is_status_130_and_one_line():
+    """`kill` a third of a second after `moo build ...` started: the process died of the signal
+    (143) without a word, where the README promises 130 for a search still setting up."""
+    done = subprocess.run([sys.executable, "-c", STARTING], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 130 and "not reached" not in done.stdout
+    assert done.stderr == "moo: interrupted while starting: nothing was done\n"
+
+
+def test_importing_the_command_line_keeps_the_program_s_handlers():
+    code = ("import signal; before = signal.getsignal(signal.SIGTERM)\n"
+            "import optimizer.cli\n"
+            "assert signal.getsignal(signal.SIGTERM) is before, signal.getsignal(signal.SIGTERM)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

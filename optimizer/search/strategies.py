@@ -21,13 +21,11 @@ import numpy as np
 
 from ..games import Game
 from ..games.base import tells_nothing
+from ..objective import CONSISTENT_ONLY, HEURISTICS  # noqa: F401 (the package's names)
 from ..tree import Node, height_and_total
 
 # choose(candidates, guesses_mode) -> guess index; candidates are sorted code indices
 Chooser = Callable[[np.ndarray, str], int]
-
-CONSISTENT_ONLY = ("first-consistent", "random-consistent")
-HEURISTICS = ("minimax", "expected-size", "entropy", "most-parts")
 
 
 def grow_tree(game: Game, choose: Chooser, guesses: str = "any",
