@@ -24,10 +24,10 @@ def script(name: str):
 
 
 def hostile_tree(source: Path, folder: Path) -> Path:
-    """The same strategy, with markup and script in every free text field and in its name."""
+    """The same strategy, with markup and script in every free text field and in its name: the
+    page shows the checkpoint file its bound rests on by name (what follows the last '/')."""
     data = orjson.loads(source.read_bytes())
-    data["objective"] = HOSTILE
-    data["meta"] = {"note": HOSTILE}
+    data["meta"] = {"note": HOSTILE, "checkpoint": HOSTILE, "checkpoint_facts": 1}
     data["optimal"] = False
     data["lower_bound"] = 1
     path = folder / '<img src=x onerror="alert(1)">.json'

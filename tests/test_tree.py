@@ -193,6 +193,7 @@ def test_a_consistent_word_tree_opening_with_a_guess_only_word_says_why(tmp_path
     (lambda d: d.update(version=2), "a version 2 file has \"game\": \"words\""),
     (lambda d: d.update(words={"answers": ["abc"]}), "a version 2 file has"),
     (lambda d: d.pop("root"), "missing key 'root'"),
+    (lambda d: d.update(lowerbound=5), "unknown key 'lowerbound' (a tree file's keys are"),
     (lambda d: d.update(game="bulls-cows:5x3"), "5 distinct symbols cannot come from 3"),
     (lambda d: d.update(guesses="some"), "'guesses' must be"),
 ])

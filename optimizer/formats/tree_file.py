@@ -25,6 +25,8 @@ from .strict_json import JsonError, loads
 FORMAT = "decision-tree"
 VERSION = 1  # a game named by its spec
 WORDS_VERSION = 2  # a word game of custom lists, carried in the file ("words")
+TOP_KEYS = {"format", "version", "game", "words", "objective", "guesses", "optimal",
+            "lower_bound", "stats", "meta", "root"}
 
 
 class TreeFileError(TreeError):
@@ -120,6 +122,11 @@ def tree_from_json(data, where: str = "tree") -> Tree:
     for key in ("game", "objective", "guesses", "optimal", "stats", "root"):
         if key not in data:
             raise TreeError(f"{where}: missing key {key!r}")
+    unknown = sorted(set(data) - TOP_KEYS, key=str)
+    if unknown:  # as in nodes and stats: a misspelt key is not silently a different file
+        raise TreeError(f"{where}: unknown key {printable(repr(unknown[0]))[:40]} (a tree file's "
+                        f"keys are {', '.join(sorted(TOP_KEYS))}; facts of one's own go in "
+                        "'meta')")
     for key in ("game", "objective"):
         if not isinstance(data[key], str) or not data[key]:
             raise TreeError(f"{where}: {key!r} must be a non-empty string")
