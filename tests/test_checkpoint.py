@@ -22,6 +22,7 @@ from optimizer.formats.checkpoint import Checkpoint
 from optimizer.formats.checkpoint_io import CheckpointError
 from optimizer.formats.tree_file import read_tree
 from optimizer.games import parse_game
+from optimizer.provenance import verify
 from optimizer.search.build import build
 from optimizer.search.request import Request
 from optimizer.tree import replay
@@ -245,6 +246,11 @@ def test_terminated_background_proof_keeps_what_it_refuted(tmp_path):
     assert b"UNFINISHED" in out and b"Traceback" not in err
     log = Checkpoint(path, parse_game("battleship"), "any")
     assert log.count_refuted(5) >= 1
+    # -o: the tree in hand is written, not optimal (prove wrote nothing when stopped)
+    assert b"written to " + str(tmp_path / "t.json").encode() in out
+    tree = read_tree(tmp_path / "t.json")
+    assert not tree.optimal and tree.meta["stopped"] is True and tree.lower_bound in (None, 5, 6)
+    assert verify(tree).defects == []
 
 
 def test_build_with_the_checkpoint_of_a_proof(tmp_path):

@@ -97,6 +97,8 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
                                 "refuted_now": len(log.refuted),
                                 "corrected": log.corrections}  # facts of the file found false
     if not found.optimal:
+        if output and found.root is not None:  # the best tree in hand, with the bound proven
+            _write_stopped(game, guesses, found, output, result)
         return result
     optimum = found.value
     tree = checked(Tree(game=game, root=found.root, objective="height", guesses=guesses,
@@ -119,6 +121,24 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     result["holds"] = optimum == claim
     result["proof"] = resting("proven", found.taken) if result["holds"] else "not proven"
     return result
+
+
+def _write_stopped(game, guesses: str, found, output: str, result: dict) -> None:
+    """``prove -o`` stopped early: the tree found so far, not optimal, its proven lower bound
+    and ``meta.stopped`` written (as a stopped build writes its tree)."""
+    from ..formats.tree_file import write_tree
+    from ..tree import Tree, checked
+
+    lower = found.lower_bound if 0 < found.lower_bound <= found.value else None
+    tree = checked(Tree(game=game, root=found.root, objective="height", guesses=guesses,
+                        optimal=False, lower_bound=lower))
+    tree.meta = {"program": "moo-optimizer", "stopped": True,
+                 "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
+    if found.taken:
+        tree.meta["checkpoint_facts"] = found.taken
+    write_tree(tree, output)
+    result["tree"] = {"height": tree.replayed.height, "total": tree.replayed.total,
+                      "file": output}
 
 
 def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",
@@ -325,7 +345,9 @@ def _unfinished(result: dict) -> Exit:
     print(f"UNFINISHED: {result['game']} ({result['guesses']} guesses) after "
           f"{result['search_seconds']:.0f} s, {result['nodes']} nodes")
     if result["best_height"] is not None:
-        print(f"  a tree of height {result['best_height']} was found")
+        written = result.get("tree", {}).get("file")
+        print(f"  a tree of height {result['best_height']} was found"
+              + (f", written to {printable(written)} (not proven optimal)" if written else ""))
     print(f"  proven: no strategy solves every secret in {result['lower_bound'] - 1}")
     log = result.get("checkpoint")
     if log:
