@@ -183,6 +183,10 @@ def test_first_is_refused_where_it_cannot_hold():
         Request(words, objective="total", guesses="consistent", first=others[0])
     Request(words, objective="total", guesses="hard", first=others[0])  # hard mode opens freely
     Request(words, objective="total", guesses="consistent", first=answers[0])
+    blind = word_game(["abcde", "abced", "abdce"], ["zzzzz"])  # one answer from every secret
+    for objective in ("total", "height", "height,deepest"):  # a traceback from the greedy tree
+        with pytest.raises(ValueError, match="--first zzzzz: every secret gives it the same"):
+            Request(blind, objective=objective, first="zzzzz")
 
 
 def test_verify_holds_an_opening_claim_against_the_tree(tmp_path, capsys):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..games import Game
 from ..games.base import check_guess_mode
 
@@ -53,6 +55,10 @@ class Request:
                 raise ValueError(f"--first {self.first}: with --guesses consistent the first "
                                  f"guess must be a possible secret, and {self.first} is only "
                                  "allowed as a guess")
+            row = self.game.feedback_rows(np.array([opening]))[0]  # one row: numpy alone
+            if self.game.n_secrets > 1 and (row == row[0]).all() and opening >= self.game.n_secrets:
+                raise ValueError(f"--first {self.first}: every secret gives it the same answer, "
+                                 "so it tells them nothing apart: no tree opens with it")
             if self.objective is None:
                 raise ValueError("--first goes with an exact objective (--objective)")
             if self.checkpoint is not None or self.improve:
