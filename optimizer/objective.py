@@ -84,6 +84,15 @@ LAST_FIRST = 1 << 22  # above any total of any game: the deepest count comes fir
 COSTS = {"total": (1, 0), "deepest": (1, LAST_FIRST), "deep": (0, 1)}
 
 
+def cost_text(cost: str, value: int) -> str:
+    """A cost as people read it: deepest's value packs the count at the depth limit above the
+    total (4194304 x count + total), shown as the two numbers."""
+    if cost != "deepest":
+        return str(value)
+    deep, total = divmod(int(value), LAST_FIRST)
+    return f"{deep} at the depth limit (total {total})"
+
+
 def cost_value(cost: str, depth: int, figures: Figures) -> int:
     """What a least-cost search (``COSTS``) counts for a replayed tree whose depth limit is
     ``depth``."""

@@ -2,6 +2,7 @@
 below the root is polished, each part of the first guess costs its plain optimum, the tree stays
 whole and within its depth, and it never costs more than before."""
 
+import re
 import time
 
 import numpy as np
@@ -133,6 +134,23 @@ def test_the_tree_records_what_improving_did(tmp_path):
     assert step["to"] == {"deepest": result.histogram[result.height], "total": result.total}
     assert (step["to"]["deepest"], step["to"]["total"]) <= (step["from"]["deepest"],
                                                             step["from"]["total"])
+
+
+def test_what_improving_says_of_the_deepest_count_is_its_two_numbers(capsys):
+    """It printed 'deepest 2260735489 -> 2260735483' (4194304 x 539 + 5633)."""
+    from optimizer.objective import LAST_FIRST, cost_text
+    from optimizer.search.build import build
+    from optimizer.search.observer import Observer
+    from optimizer.search.request import Request
+
+    assert cost_text("deepest", 539 * LAST_FIRST + 5633) == "539 at the depth limit (total 5633)"
+    assert cost_text("total", 5633) == "5633"
+    build(Request(parse_game("bulls-cows:3x6"), "height,deepest", workers=1, improve=1),
+          Observer(quiet=False))
+    notes = [line for line in capsys.readouterr().out.splitlines() if "exact subtrees:" in line]
+    numbers = [int(n) for line in notes for n in re.findall(r"\d+", line)]
+    assert notes and max(numbers) < LAST_FIRST  # no packed value
+    assert any("at the depth limit (total " in line for line in notes if "deepest" in line)
 
 
 def test_an_opening_shown_optimal_is_a_class_fact_that_verifies(tmp_path, capsys):

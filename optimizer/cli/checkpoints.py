@@ -148,12 +148,9 @@ def _slowest(spread: tuple[float, float] | None, classes: int, mean: float) -> s
 
 
 def _shown(cost: str, value: int) -> str:
-    from ..objective import LAST_FIRST
+    from ..objective import cost_text
 
-    if cost == "deepest":
-        deep, total = divmod(value, LAST_FIRST)
-        return f"{value} ({deep} at the depth limit, total {total})"
-    return str(value)
+    return cost_text(cost, value)
 
 
 def _checkpoints(paths: list[str]) -> dict:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..games import Game
-from ..objective import cost_value
+from ..objective import cost_text, cost_value
 from ..tree import Node, Tree, replay
 from .jobs import total_part
 from .observer import QUIET, Observer
@@ -99,7 +99,7 @@ def better_tree(solver: NodeSolver, engine, depth: int, upper: int | None,
         raise RuntimeError("exact subtrees made a defective tree: "
                            + (result.defects or [f"height {result.height}"])[0])
     value = cost_value(cost, depth, result)
-    observer.note(f"exact subtrees: {cost} {upper} -> {value}")
+    observer.note(f"exact subtrees: {cost} {cost_text(cost, upper)} -> {cost_text(cost, value)}")
     return value, root, settled
 
 

@@ -15,7 +15,8 @@ import time
 from collections import deque
 from fractions import Fraction
 
-from ..kernels.bundles import INF, LAST_FIRST
+from ..kernels.bundles import INF
+from ..objective import cost_text
 from ..tree import Node
 from .engine import MANY_CLASSES, Inline, Stopped
 from .jobs import _counted, total_part
@@ -364,11 +365,7 @@ class TotalSearch(RootSearch):
         return raise_bounds(self, classes, depth, best)
 
     def shown(self, value: int) -> str:
-        """A cost as people read it: the total, or the secrets at the last level (and total)."""
-        if self.cost == "deepest":
-            deep, total = divmod(value, LAST_FIRST)
-            return f"{deep} deepest (total {total})"
-        return str(value)
+        return cost_text(self.cost, value)
 
     def class_total(self, guess: int, parts: dict, depth: int, best: int):
         """(total, root node) of the best tree opening with ``guess`` when below ``best``, else
