@@ -439,14 +439,18 @@ def test_a_signal_after_the_search_keeps_the_tree(tmp_path, monkeypatch, capsys)
 
     monkeypatch.setattr(Search, "_tree", signalled)
     old = signal.signal(signal.SIGTERM, cli._interrupted)
+    out = tmp_path / "t.json"
+    options = ["--objective", "total", "--quiet", "-o", str(out)]
     try:
-        out = tmp_path / "t.json"
-        status = cli.main(["build", "mastermind:2x3", "--objective", "total", "--workers",
-                           "1", "--quiet", "-o", str(out)])
+        status = cli.main(["build", "mastermind:2x3", *options, "--workers", "1"])
+        assert status == 0 and out.exists()
+        assert "SIGTERM came after the search had finished" in capsys.readouterr().err
+        out.unlink()  # stopped first by the time limit: not said to have finished
+        assert cli.main(["build", "bulls-cows", *options, "--time-limit", "0.5"]) == 3
+        assert out.exists()
+        assert "SIGTERM came after the search had stopped" in capsys.readouterr().err
     finally:
         signal.signal(signal.SIGTERM, old)
-    assert status == 0 and out.exists()
-    assert "SIGTERM came after the search had finished" in capsys.readouterr().err
 
 
 # --- a signal while the command line is imported ----------------------------------------------

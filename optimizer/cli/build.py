@@ -82,9 +82,11 @@ def run(args: argparse.Namespace) -> Exit:
         status = _report(game, tree, args)
     finally:
         late = release_signals()
-    if late:
-        print(f"moo: {late[0]} came after the search had finished; the tree above is whole "
-              "and written", file=sys.stderr)
+    if late:  # a search stopped by a first signal had finished too, at that signal
+        when = ("after the search had stopped" if status == Exit.STOPPED
+                else "after the search had finished")
+        print(f"moo: {late[0]} came {when}; the tree above is whole and written",
+              file=sys.stderr)
     return status
 
 
