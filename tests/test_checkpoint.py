@@ -183,11 +183,16 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
      b' "total": {"28": {"estimate": {"classes": 3, "core_hours": 1, "seconds_per_class": 9,'
      b' "drawn": 2, "runs": 1}}}}', "or drawn: what the pace rests on"),
 ])
-def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message):
+def test_bad_checkpoint_is_a_clear_error(tmp_path, payload, message, capsys):
     path = tmp_path / "cp.json"
     path.write_bytes(payload)
     with pytest.raises(CheckpointError, match=message):
         Checkpoint(path, parse_game(SPEC), "any")
+    try:  # on its own (its game read from it): malformed is a defect, status 1 as verify's
+        Checkpoint.read(path)
+    except CheckpointError:
+        assert moo(["checkpoint", "verify", str(path)]) == 1
+        assert capsys.readouterr().out.startswith("DEFECT: ")
 
 
 def test_a_checkpoint_without_its_game_says_so(tmp_path):

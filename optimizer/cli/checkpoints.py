@@ -15,6 +15,7 @@ import random
 import time
 from pathlib import Path
 
+from ..tree import printable
 from .options import add_search_options, seed, whole_number
 from .status import Exit
 
@@ -211,6 +212,7 @@ def verify(args) -> Exit:
     """Every claim re-proved: a refuted height by searching for a tree of that height opening
     with the guess, a total by the least-total search of the trees opening with it."""
     from ..formats.checkpoint import Checkpoint
+    from ..formats.checkpoint_fields import CheckpointError, CheckpointFileError
     from ..search.claims import check_claim, check_part
     from ..search.objectives import Search
     from ..search.observer import Observer
@@ -218,7 +220,13 @@ def verify(args) -> Exit:
 
     if args.seed is not None and args.sample is None:
         raise ValueError("--seed is the seed of --sample's draw: give it with --sample K")
-    log = Checkpoint.read(args.file)
+    try:
+        log = Checkpoint.read(args.file)
+    except CheckpointFileError:
+        raise
+    except CheckpointError as exc:  # read, and found malformed: a defect, as `moo verify` says
+        print(f"DEFECT: {printable(exc)}")
+        return Exit.FAILED
     game = log.game
     claims = [("height", g, e["height"], "refuted") for g, e in sorted(log.refuted.items())]
     for (cost, depth), facts in sorted(log.totals.items()):

@@ -31,6 +31,11 @@ class CheckpointError(ValueError):
     game or guess mode."""
 
 
+class CheckpointFileError(CheckpointError):
+    """A checkpoint file that cannot be read at all (missing, a folder, too large): bad input,
+    where a file read and found malformed is a defect (``moo checkpoint verify``: status 1)."""
+
+
 def estimate(raw, where: str) -> dict:
     raw = json_object(raw, where)
     keys = {"classes", "core_hours", "seconds_per_class"}
@@ -72,7 +77,7 @@ def read_json(path: Path) -> dict:
     try:
         raw = read_file(path)
     except OSError as exc:
-        raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise CheckpointFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         with collector_paused():
             data = orjson.loads(raw)
