@@ -135,6 +135,24 @@ def test_compare_lists_the_stored_trees_of_its_own_word_lists(tmp_path, capsys):
     assert "t.json" not in capsys.readouterr().out
 
 
+def test_a_version_1_tree_naming_word_lists_finds_them_beside_it(tmp_path, monkeypatch):
+    """Its lists were looked for in the current folder only: the same file verified in one
+    folder and not in another. Now beside the file too, as for checkpoints."""
+    from optimizer.formats.tree_file import read_tree, tree_to_json
+
+    answers, _ = _lists(5, 8, 0)
+    folder = tmp_path / "trees"
+    folder.mkdir()
+    (folder / "a.txt").write_text("\n".join(answers) + "\n")
+    monkeypatch.chdir(folder)
+    data = tree_to_json(build(Request(word_game(answers, []), objective="total")))
+    data.update(version=1, game="words:a.txt")
+    data.pop("words")
+    (folder / "t.json").write_bytes(orjson.dumps(data))
+    monkeypatch.chdir(tmp_path)  # elsewhere: the list is beside the file
+    assert read_tree(folder / "t.json").game.words == sorted(answers)
+
+
 def test_trees_of_named_games_stay_version_1():
     from optimizer.formats.tree_file import tree_to_json
     from optimizer.games import parse_game

@@ -19,7 +19,7 @@ from ..games import Game, GameError, WordGame, parse_game, word_game
 from ..games.base import GUESS_MODES, quote
 from ..reading import read_file
 from ..tree import Node, Tree, TreeError, is_int, printable, replay
-from .files import write_atomic
+from .files import link_target, write_atomic
 from .strict_json import JsonError, loads
 
 FORMAT = "decision-tree"
@@ -92,7 +92,7 @@ def read_tree(path: str | Path) -> Tree:
             data = loads(raw)
         except JsonError as exc:
             raise TreeError(f"{where}: {exc}") from None
-        return tree_from_json(data, where)
+        return tree_from_json(data, where, beside=link_target(path).parent)
     except OSError as exc:
         raise TreeFileError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except MemoryError:
@@ -108,9 +108,11 @@ def _size(path: str | Path) -> str:
         return "size unknown"
 
 
-def tree_from_json(data, where: str = "tree") -> Tree:
+def tree_from_json(data, where: str = "tree", beside: Path | None = None) -> Tree:
     """A Tree from parsed JSON, in the canonical notation of the public format: codes exactly
-    as ``format_code`` writes them, feedback keys exactly as ``format_feedback`` does."""
+    as ``format_code`` writes them, feedback keys exactly as ``format_feedback`` does.
+    ``beside``: the file's folder, where word lists its game names are looked for when the
+    current folder has none (as for checkpoints)."""
     if not isinstance(data, dict):
         raise TreeError(f"{where}: a tree file holds one JSON object")
     if data.get("format") != FORMAT:
@@ -130,7 +132,7 @@ def tree_from_json(data, where: str = "tree") -> Tree:
     for key in ("game", "objective"):
         if not isinstance(data[key], str) or not data[key]:
             raise TreeError(f"{where}: {key!r} must be a non-empty string")
-    game = _game(data, where)
+    game = _game(data, where, beside)
     if data["game"] != game.spec:  # the command line's leniency (case, spaces, aliases) ends here
         raise TreeError(f"{where}: 'game': {quote(data['game'])} is not in the tree format's "
                         f"notation: write {game.spec!r}")
@@ -165,7 +167,7 @@ def tree_from_json(data, where: str = "tree") -> Tree:
     )
 
 
-def _game(data: dict, where: str) -> Game:
+def _game(data: dict, where: str, beside: Path | None = None) -> Game:
     """The game a file names (version 1) or carries (version 2: ``words``, of game "words")."""
     carried = data["version"] == WORDS_VERSION
     if carried != ("words" in data) or carried != (data["game"] == "words"):
@@ -173,7 +175,7 @@ def _game(data: dict, where: str) -> Game:
                         "object with its lists; a version 1 file neither")
     try:
         if not carried:
-            return parse_game(data["game"])
+            return parse_game(data["game"], beside=beside)
         words = data["words"]
         if not isinstance(words, dict) or not set(words) <= {"answers", "guesses"} or not all(
                 isinstance(v, list) and all(isinstance(w, str) for w in v)
