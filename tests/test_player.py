@@ -243,6 +243,7 @@ def test_the_promise_comes_from_the_replay_not_the_stats(monkeypatch, bc_tree_fi
     path.write_bytes(orjson.dumps(data))
     status, screen = play(monkeypatch, [str(path)])
     assert "I follow a stored strategy (first-consistent)." in screen
+    assert "Warning: the tree file is defective (root.next['0 0']: missing" in screen  # at once
 
 
 @pytest.mark.parametrize("spec,typed,counts", [

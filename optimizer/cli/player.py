@@ -194,7 +194,11 @@ def _describe_guesser(tree: Tree | None) -> str:
     facts = checkpoint_facts(tree)  # what an optimality claim that verify accepts rests on
     proven = "" if proof(tree, result) == NOT_PROVEN else (
         f"; {resting('proven optimal', facts)}" + (" (not re-checked)" if facts else ""))
-    return f"I follow a stored strategy ({printable(tree.objective)}{most}{proven})."
+    how = f"I follow a stored strategy ({printable(tree.objective)}{most}{proven})."
+    if result.defects:  # said before the game, not only when it reaches the defect
+        how += (f"\nWarning: the tree file is defective ({printable(result.defects[0])}): a game "
+                "may reach an answer it has no move for; `moo verify` lists every defect.")
+    return how
 
 
 # --- feedback as people type it ------------------------------------------------------------
