@@ -43,13 +43,15 @@ class Objective:
     def parse(cls, text: str) -> Objective:
         text = text.strip()
         match = re.fullmatch(r"(height|total|deepest)(?:,(height|total|deepest))?"
-                             r"(?:@([0-9]{1,9}))?", text)
+                             r"(?:@([0-9]+))?", text)
         known = match is not None and (match.group(1), match.group(2)) in _PAIRS
         if not known or (match.group(1) == "deepest" and match.group(3) is None):
             raise ValueError(
                 f"unknown objective {text[:40]!r}: use height, total, height,total, total,height, "
                 "total@K, height,deepest or deepest@K"
             )
+        if match.group(3) and len(match.group(3)) > 9:  # past any game's number of secrets
+            raise ValueError(f"objective {text[:40]!r}: the depth limit is at most 999999999")
         depth = int(match.group(3)) if match.group(3) else None
         if depth is not None and depth < 1:
             raise ValueError(f"objective {text!r}: the depth limit must be at least 1")

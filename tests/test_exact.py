@@ -579,6 +579,9 @@ def test_objective_parsing():
     for bad in ("size", "total,total", "total@0", "height;total", "height@5", "height,total@6"):
         with pytest.raises(ValueError):
             Objective.parse(bad)
+    with pytest.raises(ValueError, match="the depth limit is at most 999999999"):
+        Objective.parse("total@" + "9" * 20)  # was 'unknown objective'
+    assert Objective.parse("total@999999999").depth == 999999999
 
 
 def test_warm_up_leaves_no_trace_in_the_tables():
