@@ -31,7 +31,8 @@ def read_file(path: str | Path, limit: int | None = None,
     MAX_FILE_BYTES) is read: anything else is refused before it is opened, and so is a larger
     file. Each refusal is an OSError naming ``path``, as a missing file is."""
     limit = MAX_FILE_BYTES if limit is None else limit
-    if "\0" in os.fspath(path):  # os.stat's own ValueError names no file
+    name = os.fspath(path)
+    if (b"\0" if isinstance(name, bytes) else "\0") in name:  # os.stat's ValueError names none
         raise OSError(errno.EINVAL, "a file name has no NUL character", repr(str(path)))
     status = os.stat(path)
     if not stat.S_ISREG(status.st_mode):

@@ -255,6 +255,7 @@ def test_terminated_background_proof_keeps_what_it_refuted(tmp_path):
     assert b"written to " + str(tmp_path / "t.json").encode() in out
     tree = read_tree(tmp_path / "t.json")
     assert not tree.optimal and tree.meta["stopped"] is True and tree.lower_bound in (None, 5, 6)
+    assert tree.meta["checkpoint"] == str(path)  # what its bound rests on, named
     assert verify(tree).defects == []
 
 

@@ -142,3 +142,19 @@ def test_the_floor_from_the_least_height_holds_for_every_class(spec, mode, plain
             values.append(true)
         assert min(values) == cost(frozenset(range(game.n_codes)), height, guess_cost,
                                    last_cost)
+
+
+def test_a_signal_in_deepest_s_height_search_stops_the_build(monkeypatch):
+    """deepest@K whose first-consistent tree is too tall asks the least height first: a signal
+    there went on to the deepest searches and wrote an "optimal" tree beside a stopped height
+    search (a defect by verify's unfinished-search rule)."""
+    from optimizer.provenance import verify
+    from optimizer.search.height import HeightSearch
+
+    def interrupted(self, classes, depth):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(HeightSearch, "_height_at", interrupted)
+    tree = build(Request(parse_game("bulls-cows:3x6"), objective="deepest@5", workers=1))
+    assert not tree.optimal and tree.meta["stopped"] is True
+    assert verify(tree).defects == []

@@ -476,6 +476,15 @@ def test_a_signal_while_starting_is_status_130_and_one_line():
     assert done.stderr == "moo: interrupted while starting: nothing was done\n"
 
 
+def test_a_signal_ignored_stays_ignored_while_starting():
+    """Dask's workers start with SIGINT ignored and import the command line again as their
+    main module: a Ctrl-C meant for the run then killed them (status 130)."""
+    done = subprocess.run([sys.executable, "-c", STARTING.replace("SIGTERM", "SIGINT")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert done.returncode == 0 and "not reached" in done.stdout, done.stderr
+
+
 def test_importing_the_command_line_keeps_the_program_s_handlers():
     code = ("import signal; before = signal.getsignal(signal.SIGTERM)\n"
             "import optimizer.cli\n"

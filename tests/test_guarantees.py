@@ -333,6 +333,28 @@ def test_recheck_holds_an_opening_claim(mm_file, tmp_path, capsys):
     assert status == 0 and f"; opening with {first}, the exact search finds total " in out
 
 
+def test_recheck_of_an_opening_whose_search_did_not_finish_is_an_error(tmp_path, capsys,
+                                                                       monkeypatch):
+    """A signal during the opening's search: its stopped tree is no optimum to hold the claim
+    against (it once made a false DEFECT)."""
+    import optimizer.search.build as building
+
+    path = tmp_path / "first.json"
+    assert main(["build", "mastermind:2x3", "--objective", "total", "--first", "01", "-o",
+                 str(path), "--quiet"]) == 0
+    real = building.build
+
+    def stopped(request, *args, **kwargs):
+        tree = real(request, *args, **kwargs)
+        if request.first is not None:
+            tree.meta["opening"]["optimal"] = False
+        return tree
+
+    monkeypatch.setattr(building, "build", stopped)
+    status, out, err = run(capsys, "verify", str(path), "--recheck", "--quiet")
+    assert status == 2 and "the exact search of the opening 01 did not finish" in err
+
+
 def test_recheck_finds_a_false_lower_bound(mm_file, capsys):
     data = load(mm_file)
     data.update(objective="total", lower_bound=23)  # below the tree's 26, above the optimum 21

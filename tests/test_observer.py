@@ -74,6 +74,12 @@ def test_a_bar_in_a_log_that_counts_nothing_writes_nothing(monkeypatch):
     assert log.getvalue().splitlines() == [line for line in log.getvalue().splitlines()
                                            if "3/3" in line] != []
 
+    log.truncate(0)
+    noted = Observer().bar(desc="total: lookahead", unit="job")  # no total: a note says it
+    noted.set_postfix_str("bound 22631, best 22856")
+    noted.close()
+    assert "bound 22631, best 22856" in log.getvalue()
+
 
 def test_a_bar_on_a_terminal_is_tqdm_s_own_and_a_quiet_one_writes_nothing(monkeypatch):
     screen = Terminal()

@@ -166,6 +166,13 @@ def test_a_path_with_a_nul_byte_is_a_file_error_naming_it():
         Solver.load("a\0b")
 
 
+    class Bytes:  # os.PathLike may give bytes: loaded as before the NUL check
+        def __fspath__(self) -> bytes:
+            return str(COMMITTED).encode()
+
+    assert Solver.load(Bytes()).game.spec == Solver.load(str(COMMITTED)).game.spec
+
+
 def test_any_path_object_loads():
     """os.PathLike, not only pathlib.Path (the check above once refused the others)."""
     class Named:

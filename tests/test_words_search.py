@@ -133,6 +133,13 @@ def test_compare_lists_the_stored_trees_of_its_own_word_lists(tmp_path, capsys):
     assert moo(["compare", f"words:{tmp_path / 'b.txt'}", "--trees", str(tmp_path),
                 "--stored"]) == 0
     assert "t.json" not in capsys.readouterr().out
+    data = orjson.loads((tmp_path / "t.json").read_bytes())
+    data["root"]["guess"] = "zzz"  # broken, and of these lists: a problem of this table only
+    (tmp_path / "t.json").write_bytes(orjson.dumps(data))
+    assert moo(["compare", "mastermind:2x2", "--trees", str(tmp_path), "--stored"]) == 0
+    assert "t.json" not in capsys.readouterr().err
+    assert moo(["compare", spec, "--trees", str(tmp_path), "--stored"]) == 0
+    assert "skipped t.json" in capsys.readouterr().err
 
 
 def test_a_version_1_tree_naming_word_lists_finds_them_beside_it(tmp_path, monkeypatch):

@@ -20,12 +20,15 @@ def _starting(signum, frame) -> None:  # nothing begun yet: nothing to keep or w
     os._exit(130)
 
 
-_before = {s: signal.signal(s, _starting) for s in _SIGNALS} \
+# A signal ignored stays ignored (nohup's SIGHUP; Dask's workers, started with SIGINT ignored,
+# import this package again as their main module).
+_before = {s: signal.signal(s, _starting) for s in _SIGNALS
+           if signal.getsignal(s) is not signal.SIG_IGN} \
     if threading.current_thread() is threading.main_thread() else {}
-
-from .app import entry, main  # noqa: E402
-
-for _signal, _handler in _before.items():
-    signal.signal(_signal, _handler)
+try:
+    from .app import entry, main  # noqa: E402
+finally:  # whatever happens, the importing program's handlers are put back
+    for _signal, _handler in _before.items():
+        signal.signal(_signal, _handler)
 
 __all__ = ["entry", "main"]

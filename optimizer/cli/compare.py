@@ -19,7 +19,7 @@ import numpy as np
 from ..formats.files import write_atomic
 from ..formats.strict_json import loads
 from ..formats.tree_file import tree_from_json
-from ..games import Game, GameError, parse_game
+from ..games import Game, GameError, WordGame, parse_game, word_game
 from ..objective import bound_note, proven_bounds
 from ..provenance import checkpoint_facts, opening_note, resting, verify
 from ..reading import read_file
@@ -133,14 +133,14 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
         try:
             data = loads(read_file(path))  # a regular file of bounded size only
             carried = isinstance(data, dict) and data.get("game") == "words"  # lists inline
+            if carried and not _same_lists(data, game):
+                continue
             if not carried and (not isinstance(data, dict)
-                                or _spec_of(data.get("game")) != game.spec):
+                                or _spec_of(data.get("game"), path) != game.spec):
                 continue
             if data.get("format") in (FORMAT, OLD_FORMAT):
                 continue  # a long search's checkpoint, not a tree
-            tree = tree_from_json(data, printable(path))
-            if carried and getattr(tree.game, "digest", None) != getattr(game, "digest", ""):
-                continue  # another word game's lists
+            tree = tree_from_json(data, printable(path), beside=path.parent)
         except (OSError, TreeError) as exc:
             problems.append(printable(f"{path.name}: {exc}"))
             continue
@@ -150,11 +150,24 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
     return rows, problems
 
 
-def _spec_of(text) -> str | None:
+def _spec_of(text, path: Path) -> str | None:
     try:
-        return parse_game(str(text)).spec
+        return parse_game(str(text), beside=path.parent).spec
     except GameError:
         return None
+
+
+def _same_lists(data: dict, game: Game) -> bool:
+    """Whether a version 2 file carries ``game``'s word lists (its game is "words", whatever
+    the lists): read as the file's own check would, so that another list's file is no problem
+    of this table."""
+    words = data.get("words")
+    if not isinstance(game, WordGame) or not isinstance(words, dict):
+        return False
+    try:
+        return word_game(words.get("answers", []), words.get("guesses", [])).digest == game.digest
+    except (GameError, TypeError, AttributeError):
+        return False
 
 
 def warm_up(game: Game) -> float:

@@ -98,7 +98,7 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
                                 "corrected": log.corrections}  # facts of the file found false
     if not found.optimal:
         if output and found.root is not None:  # the best tree in hand, with the bound proven
-            _write_stopped(game, guesses, found, output, result)
+            _write_stopped(game, guesses, found, output, result, log)
         return result
     optimum = found.value
     tree = checked(Tree(game=game, root=found.root, objective="height", guesses=guesses,
@@ -123,7 +123,7 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     return result
 
 
-def _write_stopped(game, guesses: str, found, output: str, result: dict) -> None:
+def _write_stopped(game, guesses: str, found, output: str, result: dict, log) -> None:
     """``prove -o`` stopped early: the tree found so far, not optimal, its proven lower bound
     and ``meta.stopped`` written (as a stopped build writes its tree)."""
     from ..formats.tree_file import write_tree
@@ -135,6 +135,9 @@ def _write_stopped(game, guesses: str, found, output: str, result: dict) -> None
     tree.meta = {"program": "moo-optimizer", "stopped": True,
                  "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
     if found.taken:
+        tree.meta["classes_from_checkpoint"] = found.taken
+    if log is not None:
+        tree.meta["checkpoint"] = str(log.path)
         tree.meta["checkpoint_facts"] = found.taken
     write_tree(tree, output)
     result["tree"] = {"height": tree.replayed.height, "total": tree.replayed.total,

@@ -174,6 +174,8 @@ def _recheck_opening(tree, objective, own: tuple[int, ...], quiet: bool) -> dict
     code = tree.game.format_code(tree.root.guess)
     best = build(Request(tree.game, objective.name, guesses=tree.guesses, first=code),
                  Observer(quiet=quiet))
+    if best.meta.get("opening", {}).get("optimal") is not True:
+        raise ValueError(f"--recheck: the exact search of the opening {code} did not finish")
     optimum = objective.value(best.replayed)
     shown = ", ".join(map(str, optimum))
     names = ",".join(objective.components)

@@ -92,7 +92,8 @@ def read_tree(path: str | Path) -> Tree:
             data = loads(raw)
         except JsonError as exc:
             raise TreeError(f"{where}: {exc}") from None
-        return tree_from_json(data, where, beside=link_target(path).parent)
+        folder = link_target(os.fsdecode(os.fspath(path))).parent  # a PathLike may give bytes
+        return tree_from_json(data, where, beside=folder)
     except OSError as exc:
         raise TreeFileError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except MemoryError:

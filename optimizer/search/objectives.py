@@ -244,6 +244,10 @@ class Search:
         if start is None:
             low = self.min_height(self._height_start())
             step = Step(low, meta={"height_search": low.effort()})
+            if low.stopped:  # a signal or the time limit: the build ends here too
+                if low.root is not None and low.value > depth:
+                    low.root = None  # too tall to stand for deepest@K
+                return Step(_stopped(low), meta=step.meta)
             if low.root is None or low.value > depth:
                 if low.optimal:
                     low.notes.append(f"no tree of height {depth} or less exists")

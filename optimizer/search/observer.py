@@ -77,9 +77,9 @@ class LoggedBar(tqdm):
         return super().refresh(nolock=nolock, lock_args=lock_args)
 
     def display(self, msg=None, pos=None):
-        """Nothing while the bar counts nothing (a total not yet known, or none: a search with
-        no class to search logged "0class" lines)."""
-        if not self.n and not self.total:
+        """Nothing while the bar counts nothing and says nothing (a total not yet known, or
+        none: a search with no class to search logged "0class" lines); a note is a line."""
+        if not self.n and not self.total and not self.postfix:
             return True
         return super().display(msg=msg, pos=pos)
 

@@ -58,7 +58,7 @@ class Request:
             row = self.game.feedback_rows(np.array([opening]))[0]  # one row: numpy alone
             if self.game.n_secrets > 1 and (row == row[0]).all() and opening >= self.game.n_secrets:
                 raise ValueError(f"--first {self.first}: every secret gives it the same answer, "
-                                 "so it tells them nothing apart: no tree opens with it")
+                                 "so it tells them nothing apart: no optimal tree opens with it")
             if self.objective is None:
                 raise ValueError("--first goes with an exact objective (--objective)")
             if self.checkpoint is not None or self.improve:
