@@ -403,3 +403,25 @@ def test_the_launcher_is_private_and_removed(planted, tmp_path, monkeypatch):
     # what was planted is untouched, and no launcher is left in the shared folder
     assert old.is_dir() if planted == "directory" else os.readlink(old) == str(theirs)
     assert not [p for p in set(shared.iterdir()) - before if p.name.startswith("moo")]
+
+
+def test_a_job_the_engine_lost_stops_the_search_as_a_time_limit_does(capsys):
+    """A Dask scheduler gone mid-run cancels every future: reading one was a traceback (exit 1,
+    no tree written). It is now EngineLost, a TimeoutError, said once on standard error."""
+    from concurrent.futures import Future
+
+    from optimizer.search import handles
+
+    future = Future()
+    future.cancel()
+    before = handles._LOST.copy()
+    handles._LOST.clear()
+    try:
+        with pytest.raises(TimeoutError):
+            handles.Job(1, future).result()
+        with pytest.raises(handles.EngineLost):
+            handles.Job(2, future).result()
+    finally:
+        handles._LOST[:] = before
+    err = capsys.readouterr().err
+    assert err.count("moo: warning: the engine lost a job") == 1 and "run the command again" in err

@@ -5,9 +5,11 @@ and ``dask_engine.py`` so that neither imports the other for them."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import CancelledError
 
 from .jobs import STOPPED
 
@@ -16,6 +18,13 @@ class EngineError(ValueError):
     """The engine cannot run as asked (an address Dask cannot take, a cluster that does not
     answer, more workers than the machine holds): bad input, said in one line (exit status 2),
     never "the claim is false" (1)."""
+
+
+class EngineLost(TimeoutError):
+    """The engine lost a job it had taken (a Dask scheduler gone mid-run cancels every future):
+    the search stops as at its time limit, and the command writes the best tree it has and
+    the checkpoint's facts (exit status 3), where it once ended in a traceback and wrote
+    nothing."""
 
 
 class Job:
@@ -28,10 +37,26 @@ class Job:
         return self.future.done()
 
     def result(self):
-        value = self.future.result()
+        try:
+            value = self.future.result()
+        except CancelledError as exc:  # not by this run: it reads no job it cancelled
+            _say_lost(exc)
+            raise EngineLost(str(exc)) from None
         if isinstance(value, str) and value == STOPPED:
             raise RuntimeError("the result of a cancelled job was read")
         return value
+
+
+_LOST: list[str] = []  # said once a run
+
+
+def _say_lost(exc: BaseException) -> None:
+    if not _LOST:
+        said = " ".join(str(exc).split())[:200]  # Dask's reasons run over lines
+        _LOST.append(said)
+        print(f"moo: warning: the engine lost a job ({said}): its scheduler or "
+              "cluster is gone; the search stops with what it has (the tree and checkpoint "
+              "are written; run the command again to go on)", file=sys.stderr, flush=True)
 
 
 class Completions:
