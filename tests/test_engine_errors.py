@@ -226,6 +226,7 @@ def test_the_connect_timeout_never_passes_the_time_limit(capsys, monkeypatch, tm
         server.close()
     assert status == 3, err
     assert "stopped early" in stdout and took < 1.5 + 5
+    assert err.count(f"no Dask scheduler answered at {server.address} before the time") == 1
     tree = json.loads(out.read_text())
     assert tree["meta"]["stopped"] is True and tree["optimal"] is False
 

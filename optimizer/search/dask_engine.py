@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -64,6 +65,7 @@ class Dask:
         self._stopped_gone = 0.0  # the last counts of worker processes since replaced
         self._stopped_read = -STOPPED_EVERY  # time.monotonic() of the last reading
         self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
+        self._said_late = False  # the warning that it had not answered by the time limit
         self._launcher = _hold_launcher() if address is None else None
         self._up = threading.Event()  # set once the client is there, or the start failed
         self._started = threading.Thread(target=self._start, args=(self._wanted,), daemon=True)
@@ -155,6 +157,10 @@ class Dask:
             ends.append(self._answer_by)
         if not self._up.wait(max(0.0, min(ends) - time.monotonic()) if ends else None):
             if self._out_of_time():
+                if self.address is not None and not self._said_late:  # say why, once
+                    self._said_late = True
+                    print(f"moo: warning: no Dask scheduler answered at {self.address} before "
+                          "the time limit; the run stops with the tree it has", file=sys.stderr)
                 raise TimeoutError
             raise EngineError(f"no Dask scheduler answered at {self.address} within "
                               f"{CONNECT_SECONDS:g} s")
