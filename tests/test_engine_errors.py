@@ -426,3 +426,19 @@ def test_a_job_the_engine_lost_stops_the_search_as_a_time_limit_does(capsys):
         handles._LOST[:] = before
     err = capsys.readouterr().err
     assert err.count("moo: warning: the engine lost a job") == 1 and "run the command again" in err
+
+
+@pytest.mark.cluster
+def test_a_scheduler_without_workers_is_said(tmp_path, capsys):
+    """The bar sat at 0 parts with no word: the jobs wait for a worker to join."""
+    from helpers import script, stop_cluster
+
+    cluster = script("cluster_demo").Cluster(tmp_path)  # a scheduler, no worker yet
+    try:
+        status, _, err, _ = run_within(
+            30, capsys, "build", "mastermind:3x4", "--objective", "total", "--quiet",
+            "--scheduler", cluster.address, "--time-limit", "3", "-o", str(tmp_path / "t.json"))
+    finally:
+        stop_cluster(cluster)
+    assert status == 3
+    assert f"the Dask scheduler at {cluster.address} has no worker; the jobs wait" in err

@@ -193,6 +193,10 @@ class Dask:
             if self._cluster is not None:
                 self._wait_for_workers(client)
             addresses = list(client.scheduler_info()["workers"])
+            if not addresses:  # the jobs wait for one: said, not a silent bar at 0
+                print(f"moo: warning: the Dask scheduler at {self.address} has no worker; the "
+                      f"jobs wait until one joins (`dask worker {self.address}`)",
+                      file=sys.stderr)
             self.workers = max(1, sum(client.nthreads().values()))
             warm = [client.submit(on_worker, self.key, ("warm", a), warm_up, kernels,
                                   workers=[a], allow_other_workers=False, pure=False)
