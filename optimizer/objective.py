@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+# The exact objectives, as messages and help name them.
+EXACT_NAMES = "height, total, height,total, total,height, total@K, height,deepest, deepest@K"
 # The greedy strategies' names (search.strategies): what a tree's objective is when it is not
 # an exact objective. Here, so that reading a tree file loads no search module.
 CONSISTENT_ONLY = ("first-consistent", "random-consistent")  # they guess only candidates
@@ -47,8 +49,7 @@ class Objective:
         known = match is not None and (match.group(1), match.group(2)) in _PAIRS
         if not known or (match.group(1) == "deepest" and match.group(3) is None):
             raise ValueError(
-                f"unknown objective {text[:40]!r}: use height, total, height,total, total,height, "
-                "total@K, height,deepest or deepest@K"
+                f"unknown objective {text[:40]!r}: use one of {EXACT_NAMES}"
             )
         if match.group(3) and len(match.group(3)) > 9:  # past any game's number of secrets
             raise ValueError(f"objective {text[:40]!r}: the depth limit is at most 999999999")

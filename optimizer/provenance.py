@@ -4,7 +4,7 @@ unchecked from a checkpoint file."""
 
 from __future__ import annotations
 
-from .objective import CONSISTENT_ONLY, HEURISTICS, exact_objective
+from .objective import CONSISTENT_ONLY, EXACT_NAMES, HEURISTICS, exact_objective
 from .tree import Replay, Tree, is_int, printable, repeated_guess, replay
 
 
@@ -53,13 +53,12 @@ def _claim_defects(tree: Tree, result: Replay) -> list[str]:
     lower = tree.lower_bound
     if objective is None and tree.objective not in CONSISTENT_ONLY + HEURISTICS:
         defects.append(f"objective: {printable(repr(tree.objective))[:60]} is neither an exact "
-                       "objective (height, total, their pairs, total@K, height,deepest, "
-                       "deepest@K) nor a greedy strategy's name ("
-                       f"{', '.join(CONSISTENT_ONLY + HEURISTICS)})")
+                       f"objective ({EXACT_NAMES}) nor a greedy strategy's name "
+                       f"({', '.join(CONSISTENT_ONLY + HEURISTICS)})")
     elif objective is None and tree.optimal:
         defects.append(f"\"optimal\": true, but {printable(repr(tree.objective))[:60]} is not an "
-                       "exact objective (height, total, their pairs, total@K, height,deepest, "
-                       "deepest@K): a greedy strategy is not a search and proves no optimum")
+                       f"exact objective ({EXACT_NAMES}): a greedy strategy is not a search "
+                       "and proves no optimum")
     if lower is not None:
         if tree.optimal:
             defects.append("lower_bound: stated together with \"optimal\": true (a lower bound "

@@ -8,6 +8,7 @@ import time
 
 from ..games import parse_game
 from ..games.base import GUESS_MODES
+from ..objective import EXACT_NAMES
 from ..provenance import checkpoint_facts, opening_note, resting
 from ..tree import printable
 from .options import GAME_HELP, GUESSES_HELP, add_search_options, levels, percent, seed
@@ -26,8 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     how.add_argument(
         "--objective",
-        help="exact search: height, total, height,total, total,height, total@K, "
-             "height,deepest, deepest@K",
+        help=f"exact search: {EXACT_NAMES}",
     )
     parser.add_argument("--guesses", choices=GUESS_MODES, default="any", help=GUESSES_HELP)
     parser.add_argument("--seed", type=seed, default=None,
