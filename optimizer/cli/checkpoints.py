@@ -15,6 +15,7 @@ import random
 import time
 from pathlib import Path
 
+from ..objective import cost_text
 from ..tree import printable
 from .options import add_search_options, seed, whole_number
 from .status import Exit
@@ -70,9 +71,9 @@ def show(args) -> Exit:
         bounds = [e["at_least"] for e in facts.classes.values() if "at_least" in e]
         print(f"  {cost}, {limit}: {len(exact)} class{'es' if len(exact) != 1 else ''} with an "
               f"exact least {cost}"
-              + (f" (least {_shown(cost, min(exact))})" if exact else "")
+              + (f" (least {cost_text(cost, min(exact))})" if exact else "")
               + f", {len(bounds)} with a lower bound"
-              + (f" (least {_shown(cost, min(bounds))})" if bounds else ""))
+              + (f" (least {cost_text(cost, min(bounds))})" if bounds else ""))
         class_bounds = [log.total_lower_bound(cost, g, depth) for g in first]
         print("    " + _class_floor(cost, class_bounds))
         own = facts.incumbent or (None, None)
@@ -80,7 +81,7 @@ def show(args) -> Exit:
         if root is not None:
             elsewhere = "" if facts.incumbent is not None and root is facts.incumbent[1] else \
                 " (found with another depth limit; it is within this one)"
-            print(f"    best tree: {_shown(cost, value)}, opening "
+            print(f"    best tree: {cost_text(cost, value)}, opening "
                   f"{game.format_code(root.guess)}; checked by replay{elsewhere}")
         if facts.parts:
             exact = sum(1 for e in facts.parts.values() if "exact" in e)
@@ -97,7 +98,7 @@ def show(args) -> Exit:
             cpu, settled, runs = facts.spent_in_all(goal)
             spread = _spread(facts.runs_of(goal))
             what = "settled" if goal is None else \
-                f"lifted to at least {_shown(cost, goal)} (--gap)"
+                f"lifted to at least {cost_text(cost, goal)} (--gap)"
             print(f"    work spent: {cpu / 3600:.2f} CPU hours ({cpu:.0f} s) of search in {runs} "
                   f"run{'s' if runs != 1 else ''} on record, {settled} class"
                   f"{'es' if settled != 1 else ''} {what}{_paces(spread)}")
@@ -121,7 +122,7 @@ def _class_floor(cost: str, bounds: list[int]) -> str:
     higher of the two, so the bound it prints is at least the least of these and of its own for
     the rest."""
     values = [v for v in bounds if v > 0]
-    floor = f"least {_shown(cost, min(values))}" if values else "none"
+    floor = f"least {cost_text(cost, min(values))}" if values else "none"
     more = " (facts within more guesses included)" if cost == "total" else ""
     rest = len(bounds) - len(values)
     return (f"class bounds on file: {len(values)} of {len(bounds)} first-guess classes, "
@@ -149,12 +150,6 @@ def _slowest(spread: tuple[float, float] | None, classes: int, mean: float) -> s
     if not spread or spread[1] <= mean:
         return ""
     return f", {classes * spread[1] / 3600:.2f} at the slowest run's"
-
-
-def _shown(cost: str, value: int) -> str:
-    from ..objective import cost_text
-
-    return cost_text(cost, value)
 
 
 def _checkpoints(paths: list[str]) -> dict:

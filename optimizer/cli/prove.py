@@ -107,13 +107,7 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
     result["tree"] = {"height": check.height, "total": check.total,
                       "replay_defects": len(check.defects)}
     if output:
-        tree.meta = {"program": "moo-optimizer", "proof": f"height {optimum - 1} impossible",
-                     "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
-        if found.taken:
-            tree.meta["classes_from_checkpoint"] = found.taken
-        if log is not None:
-            tree.meta["checkpoint"] = result["checkpoint"]["file"]
-            tree.meta["checkpoint_facts"] = found.taken
+        tree.meta = _height_meta(result, found, log, proof=f"height {optimum - 1} impossible")
         write_tree(tree, output)
         result["tree"]["file"] = output
     result["achievable"] = optimum <= claim
@@ -132,16 +126,23 @@ def _write_stopped(game, guesses: str, found, output: str, result: dict, log) ->
     lower = found.lower_bound if 0 < found.lower_bound <= found.value else None
     tree = checked(Tree(game=game, root=found.root, objective="height", guesses=guesses,
                         optimal=False, lower_bound=lower))
-    tree.meta = {"program": "moo-optimizer", "stopped": True,
-                 "build_seconds": result["search_seconds"], "nodes": result["nodes"]}
-    if found.taken:
-        tree.meta["classes_from_checkpoint"] = found.taken
-    if log is not None:
-        tree.meta["checkpoint"] = str(log.path)
-        tree.meta["checkpoint_facts"] = found.taken
+    tree.meta = _height_meta(result, found, log, stopped=True)
     write_tree(tree, output)
     result["tree"] = {"height": tree.replayed.height, "total": tree.replayed.total,
                       "file": output}
+
+
+def _height_meta(result: dict, found, log, **first) -> dict:
+    """What a height proof's tree records of its search (``first``: what it proved, or that it
+    stopped), and of the checkpoint facts it took (provenance.checkpoint_facts)."""
+    meta = {"program": "moo-optimizer", **first, "build_seconds": result["search_seconds"],
+            "nodes": result["nodes"]}
+    if found.taken:
+        meta["classes_from_checkpoint"] = found.taken
+    if log is not None:
+        meta["checkpoint"] = str(log.path)
+        meta["checkpoint_facts"] = found.taken
+    return meta
 
 
 def prove_deepest(spec: str, height: int, claim: int, guesses: str = "any",

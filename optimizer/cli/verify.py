@@ -103,12 +103,11 @@ def _claim_line(tree, result) -> str:
 
 def _check_recheck(tree) -> None:
     """--recheck only where the exact search is feasible: an exact objective, a small game."""
-    from ..objective import exact_objective
+    from ..objective import EXACT_NAMES, exact_objective
 
     if exact_objective(tree.objective) is None:
         raise ValueError(f"--recheck: objective {printable(repr(tree.objective))[:60]} is not an "
-                         "exact objective (height, total, height,total, total,height, total@K, "
-                         "height,deepest, deepest@K): there is no optimum to recompute")
+                         f"exact objective ({EXACT_NAMES}): there is no optimum to recompute")
     if tree.game.n_codes > RECHECK_MAX_CODES:
         raise ValueError(f"--recheck: {tree.game.spec} has {tree.game.n_codes} codes; the exact "
                          f"search is rerun only for games of at most {RECHECK_MAX_CODES} codes "
@@ -120,27 +119,20 @@ def _recheck(tree, result, quiet: bool = False) -> dict:
     ``optimal: true`` needs the tree's value to be the optimum; ``lower_bound`` must not exceed
     the optimum's first component."""
     from ..objective import exact_objective
-    from ..search.build import build
-    from ..search.observer import Observer
-    from ..search.request import Request
 
     objective = exact_objective(tree.objective)
     start = time.perf_counter()
-    best = build(Request(tree.game, objective.name, guesses=tree.guesses),
-                 Observer(quiet=quiet))
+    optimum = _optimum(tree, objective, quiet)
     seconds = time.perf_counter() - start
-    if not best.optimal:
-        raise ValueError(f"--recheck: the exact search for {objective.name} did not finish")
-    optimum = objective.value(best.replayed)
     own = objective.value(result)
     names = ",".join(objective.components)
-    shown = ", ".join(map(str, optimum))
+    shown = _values(optimum)
     defects = []
     if tree.optimal and own != optimum:
         defects.append(f"optimal: true, but the exact search finds {names} {shown} and this "
-                       f"tree has {', '.join(map(str, own))}")
+                       f"tree has {_values(own)}")
     if own < optimum:
-        defects.append(f"the tree ({', '.join(map(str, own))}) beats the exact search's optimum "
+        defects.append(f"the tree ({_values(own)}) beats the exact search's optimum "
                        f"({shown}): the search or the replay is wrong")
     if tree.lower_bound is not None and tree.lower_bound > optimum[0]:
         defects.append(f"lower_bound: {tree.lower_bound} is above the optimum {objective.first} "
@@ -164,29 +156,44 @@ def _recheck_opening(tree, objective, own: tuple[int, ...], quiet: bool) -> dict
     guess (``meta.opening``): the exact search of that opening holds the claim, and the
     opening's lower bound, as the whole search holds ``optimal`` and ``lower_bound``."""
     from ..provenance import opening_note
-    from ..search.build import build
-    from ..search.observer import Observer
-    from ..search.request import Request
 
     if opening_note(tree) is None:
         return {"defects": [], "summary": ""}
     claim = tree.meta["opening"]
     code = tree.game.format_code(tree.root.guess)
-    best = build(Request(tree.game, objective.name, guesses=tree.guesses, first=code),
-                 Observer(quiet=quiet))
-    if best.meta.get("opening", {}).get("optimal") is not True:
-        raise ValueError(f"--recheck: the exact search of the opening {code} did not finish")
-    optimum = objective.value(best.replayed)
-    shown = ", ".join(map(str, optimum))
+    optimum = _optimum(tree, objective, quiet, first=code)
+    shown = _values(optimum)
     names = ",".join(objective.components)
     defects = []
     if claim["optimal"] and own != optimum:
         defects.append(f"meta.opening: optimal among trees opening with {code}, but the exact "
                        f"search of that opening finds {names} {shown} and this tree has "
-                       f"{', '.join(map(str, own))}")
+                       f"{_values(own)}")
     lower = claim.get("lower_bound")
     if isinstance(lower, int) and lower > optimum[0]:
         defects.append(f"meta.opening.lower_bound: {lower} is above that opening's optimum "
                        f"{objective.first} {optimum[0]}")
     return {"defects": defects,
             "summary": f"; opening with {code}, the exact search finds {names} {shown}"}
+
+
+def _optimum(tree, objective, quiet: bool, first: str | None = None) -> tuple[int, ...]:
+    """The optimum of ``objective`` for the tree's game and guess mode (``first``: among the
+    trees opening with that code), by the exact search; a search that did not finish (a
+    signal) is an error, never an optimum to hold a claim against."""
+    from ..search.build import build
+    from ..search.observer import Observer
+    from ..search.request import Request
+
+    best = build(Request(tree.game, objective.name, guesses=tree.guesses, first=first),
+                 Observer(quiet=quiet))
+    finished = best.optimal if first is None else \
+        best.meta.get("opening", {}).get("optimal") is True
+    if not finished:
+        what = f"for {objective.name}" if first is None else f"of the opening {first}"
+        raise ValueError(f"--recheck: the exact search {what} did not finish")
+    return objective.value(best.replayed)
+
+
+def _values(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values))

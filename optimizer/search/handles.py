@@ -47,7 +47,7 @@ class Job:
         return value
 
 
-_LOST: list[str] = []  # said once a run
+_LOST: list[str] = []  # said once in a process (a command is one run)
 
 
 def _say_lost(exc: BaseException) -> None:

@@ -55,8 +55,7 @@ class Request:
                 raise ValueError(f"--first {self.first}: with --guesses consistent the first "
                                  f"guess must be a possible secret, and {self.first} is only "
                                  "allowed as a guess")
-            row = self.game.feedback_rows(np.array([opening]))[0]  # one row: numpy alone
-            if self.game.n_secrets > 1 and (row == row[0]).all() and opening >= self.game.n_secrets:
+            if opening >= self.game.n_secrets > 1 and self._tells_nothing(opening):
                 raise ValueError(f"--first {self.first}: every secret gives it the same answer, "
                                  "so it tells them nothing apart: no optimal tree opens with it")
             if self.objective is None:
@@ -64,6 +63,11 @@ class Request:
             if self.checkpoint is not None or self.improve:
                 raise ValueError("--first cannot go with --checkpoint or --improve: their facts "
                                  "and trees are about every opening")
+
+    def _tells_nothing(self, guess: int) -> bool:
+        """Whether every secret gives ``guess`` one answer (its one feedback row, numpy alone)."""
+        row = self.game.feedback_rows(np.array([guess]))[0]
+        return bool((row == row[0]).all())
 
     def opening(self) -> int | None:
         """The code index of ``first`` (None: every opening)."""
