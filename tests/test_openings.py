@@ -5,6 +5,8 @@ checkpoint is true, and a stopped run's bound is one."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from oracle import plain_cost, plain_optimum, plain_values
 from test_words_search import _lists
@@ -44,14 +46,16 @@ def _search(game, mode, threads, checkpoint=None, deadline=None):
 @pytest.mark.parametrize("cap,tries", [(2.0, 8), (0.0, 1000), (0.0, 2)])
 def test_classes_searched_whole_give_the_plain_optimum(spec, mode, threads, cap, tries,
                                                        every_class_whole, monkeypatch):
-    """cap 0: every class outruns its cap unless its job is done at the first look (then it is
-    searched by parts); tries 2: the run stops trying after two such classes."""
+    """cap 0: every class outruns its cap (its job held until the first look) and is searched
+    by parts; tries 2: the run stops trying after two such classes."""
     monkeypatch.setattr(OpeningJobs, "cap", cap)
     monkeypatch.setattr(OpeningJobs, "tries", tries)
     seen = _watch(monkeypatch)
     game = _game(spec)
     height, total, limited = plain_optimum(game, mode)
     search = _search(game, mode, threads)
+    if cap == 0:
+        _held_until_looked_at(search, monkeypatch)
     if search.whole_game():  # one thread, no checkpoint: the kernel's root is one job
         search.checkpoint = Checkpoint(None, game, mode)  # by classes (a file in memory)
     try:
@@ -67,6 +71,32 @@ def test_classes_searched_whole_give_the_plain_optimum(spec, mode, threads, cap,
     if cap == 0:  # ... and with no time for it, most went on by parts
         assert seen["capped"] > 0 and seen["by parts"] >= seen["capped"]
     assert not seen["gave up"] or tries == 2
+
+
+def _held_until_looked_at(search, monkeypatch) -> None:
+    """A class's job starts only once the search has looked for a finished job after sending it:
+    a small class's job could otherwise finish before the first look, and a run whose few whole
+    classes all did so would never stop one at the cap (1 run in 3, once the best tree of no
+    limit served the depth limit too and the second search sent none)."""
+    looked, wait, opening = threading.Event(), search.engine.wait, total_module.total_opening
+
+    def looking(*args):
+        job = wait(*args)
+        looked.set()
+        return job
+
+    def held(solver, *args):
+        assert looked.wait(60), "the search never looked"
+        return opening(solver, *args)
+
+    def sending(self, *args):
+        looked.clear()
+        return send(self, *args)
+
+    send = OpeningJobs.send
+    monkeypatch.setattr(search.engine, "wait", looking)
+    monkeypatch.setattr(total_module, "total_opening", held)
+    monkeypatch.setattr(OpeningJobs, "send", sending)
 
 
 def _watch(monkeypatch) -> dict:
