@@ -51,6 +51,16 @@ def is_int(value) -> bool:
 
 
 # --- replay ----------------------------------------------------------------------------------
+def node_height(root: Node) -> int:
+    """The guesses on the tree's longest path (a leaf's, that solves, counted)."""
+    height, stack = 0, [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        height = max(height, depth)
+        stack.extend((child, depth + 1) for child in node.next.values())
+    return height
+
+
 def height_and_total(histogram: dict[int, int]) -> tuple[int, int]:
     """(height, total) of a tree from its secrets solved per depth."""
     return (max(histogram) if histogram else 0), sum(k * v for k, v in histogram.items())

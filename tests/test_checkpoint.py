@@ -802,3 +802,23 @@ def test_a_depth_limit_past_the_secrets_is_the_total_s_own(tmp_path):
                     str(path), "-o", str(out), "--quiet"]) == 0
     assert list(orjson.loads(path.read_bytes())["total"]) == ["27"]
     assert read_tree(out).meta["checkpoint_facts"] >= 1  # the second run took the first's
+
+
+def test_a_tree_found_without_a_limit_serves_a_limit_it_fits(tmp_path, capsys):
+    """The best no-limit tree (height 4) is the best within 4 too; a search within 4 started
+    from the greedy tree, and `checkpoint show` gave that section's worse tree."""
+    game = parse_game("mastermind:3x3")
+    tree = build(Request(game, objective="total"))
+    assert replay(tree).height == 4
+    path = tmp_path / "cp.json"
+    log = Checkpoint(path, game, "any")
+    log.record_incumbent("total", 27, 73, tree.root)
+    worse = build(Request(game, strategy="minimax"))
+    assert replay(worse).total > 73 and replay(worse).height <= 4
+    log.record_incumbent("total", 4, replay(worse).total, worse.root)
+    log.flush()
+    assert log.better_incumbent("total", 4, None, None) == (73, tree.root)
+    assert log.better_incumbent("total", 3, None, None) == (None, None)  # too tall for 3
+    assert moo(["checkpoint", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "best tree: 73, opening 001; checked by replay (found with another depth limit" in out

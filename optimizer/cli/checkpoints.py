@@ -76,10 +76,13 @@ def show(args) -> Exit:
               + (f" (least {cost_text(cost, min(bounds))})" if bounds else ""))
         class_bounds = [log.total_lower_bound(cost, g, depth) for g in first]
         print("    " + _class_floor(cost, class_bounds))
-        if facts.incumbent is not None:
-            value, root = facts.incumbent
+        own = facts.incumbent or (None, None)
+        value, root = log.better_incumbent(cost, depth, *own)  # another limit's, if better
+        if root is not None:
+            elsewhere = "" if facts.incumbent is not None and root is facts.incumbent[1] else \
+                " (found with another depth limit; it is within this one)"
             print(f"    best tree: {cost_text(cost, value)}, opening "
-                  f"{game.format_code(root.guess)}; checked by replay")
+                  f"{game.format_code(root.guess)}; checked by replay{elsewhere}")
         if facts.parts:
             exact = sum(1 for e in facts.parts.values() if "exact" in e)
             classes = len({p[0] for p in facts.parts})

@@ -32,7 +32,7 @@ from pathlib import Path
 import orjson
 
 from ..games import Game
-from ..tree import Node, printable
+from ..tree import Node, node_height, printable
 from .checkpoint_fields import read_header, read_json
 from .checkpoint_io import facts_json, read_facts
 from .checkpoint_merge import Merging
@@ -223,11 +223,13 @@ class Checkpoint(Merging):
 
     def better_incumbent(self, cost: str, depth: int, upper: int | None, root: Node | None):
         """(value, root) of the best of a caller's tree and the file's trees within ``depth``
-        (for the total, a tree within a smaller limit is within this one too)."""
+        (for the total, any of height ``depth`` or less, whatever the limit it was found in)."""
         for (kind, limit), facts in self.totals.items():
-            fits = limit == depth or (cost == "total" and limit < depth)
-            if kind == cost and fits and facts.incumbent is not None and (
-                    upper is None or facts.incumbent[0] < upper):
+            if kind != cost or facts.incumbent is None or (
+                    upper is not None and facts.incumbent[0] >= upper):
+                continue
+            if limit == depth or (cost == "total" and (
+                    limit < depth or node_height(facts.incumbent[1]) <= depth)):
                 upper, root = facts.incumbent
         return upper, root
 
