@@ -442,3 +442,34 @@ def test_a_scheduler_without_workers_is_said(tmp_path, capsys):
         stop_cluster(cluster)
     assert status == 3
     assert f"the Dask scheduler at {cluster.address} has no worker; the jobs wait" in err
+
+
+@pytest.mark.cluster
+def test_a_scheduler_that_loses_its_last_worker_mid_run_is_said(tmp_path, capsys):
+    """The last worker killed while the search runs: the jobs wait for another, and the bar
+    stood still with no word until the time limit."""
+    from distributed import Client
+    from helpers import start_cluster, stop_cluster
+
+    cluster = start_cluster(tmp_path, workers=1)
+    box: dict = {}
+    try:
+        with Client(cluster.address, timeout="60s") as client:
+            thread = threading.Thread(target=lambda: box.update(run=run_within(
+                120, capsys, "build", "bulls-cows:4x10", "--objective", "total", "--quiet",
+                "--scheduler", cluster.address, "--time-limit", "15",
+                "-o", str(tmp_path / "t.json"))))
+            thread.start()
+            end = time.monotonic() + 60
+            while not any(client.processing().values()):  # the search's jobs are on it
+                assert time.monotonic() < end and thread.is_alive(), "no job reached the worker"
+                time.sleep(0.05)
+            cluster.kill("w1")
+            thread.join()
+    finally:
+        stop_cluster(cluster)
+    status, _, err, _ = box["run"]
+    assert status == 3  # the time limit, with the tree it had
+    assert f"the Dask scheduler at {cluster.address} has lost its last worker; the jobs wait" \
+        in err
+    assert "has no worker" not in err

@@ -66,6 +66,7 @@ class Dask:
         self._stopped_read = -STOPPED_EVERY  # time.monotonic() of the last reading
         self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
         self._said_late = False  # the warning that it had not answered by the time limit
+        self._workers: set[str] = set()  # an outside scheduler's, as its events tell
         self._launcher = _hold_launcher() if address is None else None
         self._up = threading.Event()  # set once the client is there, or the start failed
         self._started = threading.Thread(target=self._start, args=(self._wanted,), daemon=True)
@@ -194,9 +195,10 @@ class Dask:
                 self._wait_for_workers(client)
             addresses = list(client.scheduler_info()["workers"])
             if not addresses:  # the jobs wait for one: said, not a silent bar at 0
-                print(f"moo: warning: the Dask scheduler at {self.address} has no worker; the "
-                      f"jobs wait until one joins (`dask worker {self.address}`)",
-                      file=sys.stderr)
+                self._say_no_worker("has no worker")
+            if self.address is not None:  # and when the last one leaves mid-run
+                self._workers = set(addresses)
+                client.subscribe_topic("all", self._on_cluster_event)
             self.workers = max(1, sum(client.nthreads().values()))
             warm = [client.submit(on_worker, self.key, ("warm", a), warm_up, kernels,
                                   workers=[a], allow_other_workers=False, pure=False)
@@ -211,6 +213,24 @@ class Dask:
             return  # the search's first job stops it
         for future in warm:
             future.result()
+
+    def _say_no_worker(self, what: str) -> None:
+        print(f"moo: warning: the Dask scheduler at {self.address} {what}; the jobs wait until "
+              f"one joins (`dask worker {self.address}`)", file=sys.stderr)
+
+    def _on_cluster_event(self, event) -> None:
+        """The scheduler's workers as they join and leave (its "all" events, on the client's
+        thread): the last one gone mid-run is said, as the bar then stands still."""
+        message = event[1] if isinstance(event, tuple) and len(event) == 2 else None
+        if not isinstance(message, dict) or self._closed:
+            return
+        worker, action = message.get("worker"), message.get("action")
+        if action == "add-worker":
+            self._workers.add(worker)
+        elif action == "remove-worker" and worker in self._workers:
+            self._workers.discard(worker)
+            if not self._workers:
+                self._say_no_worker("has lost its last worker")
 
     def _wait_for_workers(self, client) -> None:
         """Until every worker of the local cluster has joined; TimeoutError at the time limit.
