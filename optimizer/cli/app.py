@@ -149,7 +149,7 @@ def _leave() -> None:
     object one at a time: 0.1-0.2 s once numba and LLVM are loaded, a sixth of a small game's
     build. The output streams are flushed first; should that fail (or ``main`` not have
     returned), the exit is left to Python, which reports it as usual. Exit handlers registered
-    after this one (Dask's, multiprocessing's, weakref.finalize's, engine._remove_launcher)
+    after this one (Dask's, multiprocessing's, weakref.finalize's, launcher._remove_launcher)
     have run: none is registered before ``entry`` starts."""
     if not _STATUS:
         return

@@ -1,18 +1,16 @@
 """The Dask engine (``dask[distributed]``): a LocalCluster of ``--workers N`` worker processes
 started by this command, or any running cluster given by address (``--scheduler tcp://HOST:PORT``
-or ``MOO_SCHEDULER``), and the launcher its local workers start with. Each worker keeps one
+or ``MOO_SCHEDULER``); its local workers start with launcher.py's script. Each worker keeps one
 solver per game, guess mode and options, with its transposition tables, for as long as it lives
 (``dask_worker.py``). The plan, the in-process engine and the errors are in ``engine.py``.
 """
 
 from __future__ import annotations
 
-import atexit
 import gc
 import itertools
 import logging
 import os
-import shutil
 import socket
 import sys
 import threading
@@ -21,6 +19,7 @@ import uuid
 
 from .handles import Completions, EngineError, Job, SessionJobs, cores
 from .jobs import warm_up
+from .launcher import hold_launcher, release_launcher
 from .solver import KERNELS, NodeSolver, SolverKey
 
 # A scheduler given by address answers within this (or what remains of the time limit), or the
@@ -67,7 +66,7 @@ class Dask:
         self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
         self._said_late = False  # the warning that it had not answered by the time limit
         self._workers: set[str] = set()  # an outside scheduler's, as its events tell
-        self._launcher = _hold_launcher() if address is None else None
+        self._launcher = hold_launcher() if address is None else None
         self._up = threading.Event()  # set once the client is there, or the start failed
         self._started = threading.Thread(target=self._start, args=(self._wanted,), daemon=True)
         self._started.start()
@@ -314,7 +313,7 @@ class Dask:
         _shut(client, cluster)
         if self._launcher is not None:
             self._launcher = None
-            _release_launcher()
+            release_launcher()
 
 
 def _shut(client, cluster) -> None:
@@ -343,73 +342,3 @@ def _listening(address: str, seconds: float) -> None:
         raise EngineError(f"{address}: unknown host ({exc.strerror})") from None
     except OSError as exc:
         raise EngineError(f"{address}: {exc.strerror or exc}") from None
-
-
-class _Launcher:
-    """The script local clusters' worker processes start with (``_hold_launcher``)."""
-
-    lock = threading.Lock()
-    users = 0  # local clusters of this process that use it
-    folder: str | None = None
-    previous: str | None = None  # multiprocessing's executable before it
-    at_exit = False  # _remove_launcher registered with atexit
-
-
-def _hold_launcher() -> str | None:
-    """Start the worker processes of local clusters with SIGINT and SIGHUP ignored: a terminal
-    sends Ctrl-C and hang-up to every process of its group, but only this command should act on
-    them (stop the search, write what it has, close the workers). Ignored signals stay ignored
-    across exec, and Python then installs no handler of its own; multiprocessing starts its
-    processes with this launcher instead of the interpreter itself.
-
-    The launcher is a script in a folder of this process's own, made private (mkdtemp: a fresh
-    random name, mode 0700), never at a predictable path of the shared temporary folder, where
-    another user's file would be run by the next build or block every run. It stays while any
-    local cluster of this process lives (the nanny starts a killed worker's replacement with
-    it); ``_release_launcher`` removes it after the last. Returns its path (None where there is
-    no /bin/sh: the interpreter itself, signals not ignored)."""
-    import multiprocessing.spawn
-    import shlex
-    import sys
-    import tempfile
-
-    if os.name != "posix" or not os.path.exists("/bin/sh"):
-        return None
-    with _Launcher.lock:
-        if _Launcher.users == 0:
-            folder = tempfile.mkdtemp(prefix="moo-workers-")
-            path = os.path.join(folder, "python")
-            script = f"#!/bin/sh\ntrap '' INT HUP\nexec {shlex.quote(sys.executable)} \"$@\"\n"
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)
-                with os.fdopen(fd, "w") as handle:
-                    handle.write(script)
-            except BaseException:
-                shutil.rmtree(folder, ignore_errors=True)
-                raise
-            if not _Launcher.at_exit:
-                _Launcher.at_exit = True
-                atexit.register(_remove_launcher)
-            _Launcher.folder = folder
-            _Launcher.previous = multiprocessing.spawn.get_executable()
-            multiprocessing.spawn.set_executable(path)
-        _Launcher.users += 1
-        return os.path.join(_Launcher.folder, "python")
-
-
-def _release_launcher() -> None:
-    """One local cluster less: after the last, the launcher's folder is removed."""
-    with _Launcher.lock:
-        _Launcher.users = max(0, _Launcher.users - 1)
-        if _Launcher.users == 0:
-            _remove_launcher()
-
-
-def _remove_launcher() -> None:
-    """The launcher's folder removed and multiprocessing's own executable back."""
-    import multiprocessing.spawn
-
-    if _Launcher.folder is not None:
-        multiprocessing.spawn.set_executable(_Launcher.previous)
-        shutil.rmtree(_Launcher.folder, ignore_errors=True)
-        _Launcher.folder = None
