@@ -257,6 +257,7 @@ def test_values_of_the_wrong_kind_are_defects(mm_file, capsys, edit, message):
 @pytest.mark.parametrize("raw,message", [
     (b'{"format": NaN}', "NaN is not a JSON number"),
     (b'{"format": 1' + b"0" * 5000 + b"}", "a number of 5001 digits"),
+    (b'{"format": 1e999}', "1e999 is past the largest number"),
     (b'\xff\xfe{}', "not UTF-8 text"),
     (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
 ])

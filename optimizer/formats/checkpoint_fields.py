@@ -8,12 +8,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import orjson
-
 from ..games import Game, GameError, parse_game
 from ..games.base import GUESS_MODES
 from ..reading import read_file
 from .files import collector_paused, link_target
+from .strict_json import JsonError, loads
 
 FORMAT = "moo-checkpoint"
 VERSION = 2
@@ -78,11 +77,11 @@ def read_json(path: Path) -> dict:
         raw = read_file(path)
     except OSError as exc:
         raise CheckpointFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
+    try:  # strict: a key given twice would make a fact ambiguous (plain readers keep one)
         with collector_paused():
-            data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise CheckpointError(f"{path}: not a JSON checkpoint ({exc})") from None
+            data = loads(raw, "checkpoint")
+    except JsonError as exc:
+        raise CheckpointError(f"{path}: {exc}") from None
     return json_object(data, str(path))
 
 

@@ -1,10 +1,11 @@
-"""The strict JSON reader of tree files: what a plain JSON parser would silently accept or change
-(a key given twice, NaN, numbers too long to convert, text that is not UTF-8) is refused, and a
-duplicate key is named by its place."""
+"""The strict JSON reader of tree and checkpoint files: what a plain JSON parser would silently
+accept or change (a key given twice, NaN, numbers too long to convert, text that is not UTF-8) is
+refused, and a duplicate key is named by its place."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from ..tree import TreeError, printable
@@ -20,10 +21,11 @@ class _Duplicated(dict):
     duplicates: list[str]
 
 
-def loads(raw: bytes) -> object:
+def loads(raw: bytes, kind: str = "tree file") -> object:
     """Parse JSON text, refusing what a plain JSON parser would silently accept or change: a key
     given twice in one object (found here and named by its place), NaN or Infinity, numbers too
-    long to convert, text that is not UTF-8. MemoryError propagates, to be named as such."""
+    long to convert, text that is not UTF-8 (``kind``: what the file should be, for the
+    messages). MemoryError propagates, to be named as such."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -40,13 +42,18 @@ def loads(raw: bytes) -> object:
         found.append(twice)
         return twice
 
+    def whole(digits: str) -> int:
+        if len(digits) > 30:  # far past any count in a file; int() of thousands of digits fails
+            raise JsonError(f"not a {kind}: a number of {len(digits)} digits")
+        return int(digits)
+
     try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_int=_json_int,
-                          parse_constant=_no_constant)
+        data = json.loads(text, object_pairs_hook=pairs, parse_int=whole,
+                          parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise JsonError(f"not valid JSON (malformed or truncated file): {exc}") from None
     except RecursionError:
-        raise JsonError("not a tree file: JSON nested too deeply") from None
+        raise JsonError(f"not a {kind}: JSON nested too deeply") from None
     if found:
         place, key = _first_duplicate(data)
         raise JsonError(f"{place}: the key {printable(repr(key))} appears twice (JSON "
@@ -54,10 +61,11 @@ def loads(raw: bytes) -> object:
     return data
 
 
-def _json_int(text: str) -> int:
-    if len(text) > 30:  # far past any count in a tree; int() of thousands of digits fails
-        raise JsonError(f"not a tree file: a number of {len(text)} digits")
-    return int(text)
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: a plain reader makes it Infinity
+        raise JsonError(f"not valid JSON: {text} is past the largest number")
+    return value
 
 
 def _no_constant(name: str) -> float:
