@@ -445,31 +445,48 @@ def test_a_scheduler_without_workers_is_said(tmp_path, capsys):
 
 
 @pytest.mark.cluster
-def test_a_scheduler_that_loses_its_last_worker_mid_run_is_said(tmp_path, capsys):
-    """The last worker killed while the search runs: the jobs wait for another, and the bar
-    stood still with no word until the time limit."""
+@pytest.mark.parametrize("during", ["warm-up", "search"])
+def test_a_scheduler_that_loses_its_last_worker_mid_run_is_said(tmp_path, capsys, monkeypatch,
+                                                                 during):
+    """The last worker killed while a job runs on it: the jobs wait for another, and the bar
+    stood still with no word. Now said, and so is the next worker to join, which takes the lost
+    job: the run ends as one that lost nothing (a warm-up job was bound to the worker it was
+    for, and the run waited for it until its time limit)."""
     from distributed import Client
     from helpers import start_cluster, stop_cluster
 
+    warmed, ready = threading.Event(), Dask.ready
+
+    def ready_then_say(self, *args):
+        ready(self, *args)
+        warmed.set()
+
+    monkeypatch.setattr(Dask, "ready", ready_then_say)
     cluster = start_cluster(tmp_path, workers=1)
     box: dict = {}
     try:
         with Client(cluster.address, timeout="60s") as client:
             thread = threading.Thread(target=lambda: box.update(run=run_within(
-                120, capsys, "build", "bulls-cows:4x10", "--objective", "total", "--quiet",
-                "--scheduler", cluster.address, "--time-limit", "15",
-                "-o", str(tmp_path / "t.json"))))
+                300, capsys, "build", "bulls-cows:4x10", "--objective", "total", "--quiet",
+                "--scheduler", cluster.address, "-o", str(tmp_path / "t.json"))))
             thread.start()
+            if during == "search":
+                assert warmed.wait(120), "the worker was not warmed up"
             end = time.monotonic() + 60
-            while not any(client.processing().values()):  # the search's jobs are on it
+            while not any(client.processing().values()):  # a job on it
                 assert time.monotonic() < end and thread.is_alive(), "no job reached the worker"
-                time.sleep(0.05)
+                time.sleep(0.01)
             cluster.kill("w1")
+            assert during == "search" or not warmed.is_set()
+            cluster.add_workers(["w2"])
             thread.join()
     finally:
         stop_cluster(cluster)
     status, _, err, _ = box["run"]
-    assert status == 3  # the time limit, with the tree it had
-    assert f"the Dask scheduler at {cluster.address} has lost its last worker; the jobs wait" \
-        in err
+    lost = f"moo: warning: the Dask scheduler at {cluster.address} has lost its last worker; " \
+        "the jobs wait until one joins"
+    back = f"moo: the Dask scheduler at {cluster.address} has a worker now; the jobs go on"
+    assert status == 0 and lost in err and back in err and err.index(lost) < err.index(back)
     assert "has no worker" not in err
+    tree = json.loads((tmp_path / "t.json").read_text())
+    assert tree["optimal"] and tree["stats"]["total"] == 26274

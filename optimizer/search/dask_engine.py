@@ -17,6 +17,8 @@ import threading
 import time
 import uuid
 
+from tqdm import tqdm
+
 from .handles import Completions, EngineError, Job, SessionJobs, cores
 from .jobs import warm_up
 from .launcher import hold_launcher, release_launcher
@@ -65,7 +67,8 @@ class Dask:
         self._stopped_read = -STOPPED_EVERY  # time.monotonic() of the last reading
         self._answer_by = time.monotonic() + CONNECT_SECONDS  # a scheduler given by address
         self._said_late = False  # the warning that it had not answered by the time limit
-        self._workers: set[str] = set()  # an outside scheduler's, as its events tell
+        self._watching = False  # the outside scheduler's worker events followed
+        self._said_empty = False  # the warning that it has no worker, until one joins
         self._launcher = hold_launcher() if address is None else None
         self._up = threading.Event()  # set once the client is there, or the start failed
         self._started = threading.Thread(target=self._start, args=(self._wanted,), daemon=True)
@@ -183,53 +186,81 @@ class Dask:
         """Wait for the cluster and, on this machine, for its workers, then build the solver on
         every worker (feedback matrix, these kernels from numba's cache), so that this is
         set-up time, not search time. Returns as it is when the time limit passes first."""
-        from distributed import wait
-
         from .dask_worker import on_worker
 
-        warm: list = []
+        warm: dict = {}  # warm-up job -> the worker it is for
         try:
             client = self.client()
             if self._cluster is not None:
                 self._wait_for_workers(client)
             addresses = list(client.scheduler_info()["workers"])
-            if not addresses:  # the jobs wait for one: said, not a silent bar at 0
-                self._say_no_worker("has no worker")
-            if self.address is not None:  # and when the last one leaves mid-run
-                self._workers = set(addresses)
+            if self.address is not None and not self._watching:  # the last worker gone
+                self._watching = True  # mid-run is said too, and the next to join
                 client.subscribe_topic("all", self._on_cluster_event)
+            if not addresses and not self._said_empty:  # the jobs wait for one: said, not a
+                self._say("has no worker; the jobs wait until one joins")  # silent bar at 0
             self.workers = max(1, sum(client.nthreads().values()))
-            warm = [client.submit(on_worker, self.key, ("warm", a), warm_up, kernels,
-                                  workers=[a], allow_other_workers=False, pure=False)
-                    for a in addresses]
-            left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-            wait(warm, timeout=left)
+            warm = {client.submit(on_worker, self.key, ("warm", a), warm_up, kernels,
+                                  workers=[a], allow_other_workers=False, pure=False): a
+                    for a in addresses}
+            self._warm_up(client, warm)
         except TimeoutError:
             if not self._out_of_time():
                 raise
             if warm:
-                self._client.cancel(warm)
+                self._client.cancel(list(warm))
             return  # the search's first job stops it
         for future in warm:
             future.result()
 
-    def _say_no_worker(self, what: str) -> None:
-        print(f"moo: warning: the Dask scheduler at {self.address} {what}; the jobs wait until "
-              f"one joins (`dask worker {self.address}`)", file=sys.stderr)
+    def _warm_up(self, client, warm: dict) -> None:
+        """Until the warm-up jobs are done, but for those whose worker has left (each is bound
+        to its worker: it would wait for that one for good, while a new worker takes the search's
+        jobs). TimeoutError at the time limit."""
+        from distributed import wait
 
-    def _on_cluster_event(self, event) -> None:
-        """The scheduler's workers as they join and leave (its "all" events, on the client's
-        thread): the last one gone mid-run is said, as the bar then stands still."""
+        while warm:
+            step = 1.0 if self.deadline is None else \
+                max(0.0, min(1.0, self.deadline - time.monotonic()))
+            try:
+                wait(list(warm), timeout=step)
+                return
+            except TimeoutError:
+                if self._out_of_time():
+                    raise
+            here = client.scheduler_info()["workers"]
+            gone = [job for job, worker in warm.items() if worker not in here]
+            if gone:
+                client.cancel(gone)
+                for job in gone:
+                    del warm[job]
+
+    def _say(self, what: str, empty: bool = True) -> None:
+        """That the outside scheduler has no worker (a warning), or one again; above the bars."""
+        self._said_empty = empty
+        text = f"the Dask scheduler at {self.address} {what}"
+        tqdm.write(f"moo: warning: {text} (`dask worker {self.address}`)" if empty else
+                   f"moo: {text}", file=sys.stderr)
+
+    async def _on_cluster_event(self, event) -> None:
+        """A worker joining or leaving the outside scheduler (its "all" events, on the client's
+        loop): the last one gone mid-run is said, as the bar then stands still, and the next to
+        join after that. The scheduler is asked how many are left, having counted the change."""
         message = event[1] if isinstance(event, tuple) and len(event) == 2 else None
-        if not isinstance(message, dict) or self._closed:
+        client = self._client
+        if (not isinstance(message, dict) or client is None or self._closed
+                or message.get("action") not in ("add-worker", "remove-worker")):
             return
-        worker, action = message.get("worker"), message.get("action")
-        if action == "add-worker":
-            self._workers.add(worker)
-        elif action == "remove-worker" and worker in self._workers:
-            self._workers.discard(worker)
-            if not self._workers:
-                self._say_no_worker("has lost its last worker")
+        try:
+            workers = len(await client.scheduler.ncores())
+        except Exception:  # noqa: BLE001 - the scheduler gone: the jobs say so
+            return
+        if self._closed:
+            return
+        if not workers and not self._said_empty:
+            self._say("has lost its last worker; the jobs wait until one joins")
+        elif workers and self._said_empty:
+            self._say("has a worker now; the jobs go on", empty=False)
 
     def _wait_for_workers(self, client) -> None:
         """Until every worker of the local cluster has joined; TimeoutError at the time limit.
