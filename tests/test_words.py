@@ -188,7 +188,8 @@ def test_word_spec_forms(tmp_path):
     ("cat\nhät\n", "line 2: 'hät' has 'ä'"),
     ("cat\nh-t\n", "line 2: 'h-t' has '-'"),
     ("cat\nh t\n", "line 2: 'h t' has ' '"),
-    ("better\nbitter\n", "words of 6 letters have 3\\^6 = 729 feedback patterns"),
+    ("better\nbitter\n", "line 1: a word of 6 letters: words of at most 5 letters are"),
+    ("cat\n" + "x" * 100_000 + "\n", "line 2: a word of 100,000 letters: words of at most 5 "),
 ])
 def test_bad_lists_are_refused_with_one_line(tmp_path, text, message):
     path = tmp_path / "list.txt"
@@ -196,6 +197,56 @@ def test_bad_lists_are_refused_with_one_line(tmp_path, text, message):
     with pytest.raises(GameError, match=message) as error:
         read_word_list(str(path))
     assert "\n" not in str(error.value) and str(path) in str(error.value)
+    assert len(str(error.value)) < 200 + len(str(path))
+
+
+def test_a_long_word_in_a_tree_file_is_a_defect(tmp_path, capsys):
+    """A word of 100,000 letters in a version 2 tree: Python's limit on converting long numbers
+    to text was the message (3^100000), with exit 2 and a ValueError from the API."""
+    from optimizer.cli import main
+    from optimizer.formats.tree_file import read_tree, write_tree
+    from optimizer.search.build import build
+    from optimizer.search.request import Request
+    from optimizer.tree import TreeError
+
+    path = tmp_path / "t.json"
+    write_tree(build(Request(word_game(["cat", "hat", "hit"]))), path)
+    data = orjson.loads(path.read_bytes())
+    data["words"]["answers"][0] = "x" * 100_000
+    path.write_bytes(orjson.dumps(data))
+    with pytest.raises(TreeError, match="a word of 100,000 letters"):
+        read_tree(path)
+    assert main(["verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("DEFECT: ") and "at most 5 letters" in out and len(out) < 400
+
+
+@pytest.mark.parametrize("kind", ["tree", "checkpoint"])
+def test_a_file_naming_another_file_as_its_word_list_does_not_show_it(tmp_path, kind, capsys):
+    """A version 1 tree or a checkpoint names its word lists by path: one naming a file that is
+    no word list (/etc/shadow, /proc/self/environ) had its first line quoted in the error."""
+    from optimizer.cli import main
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr\n")  # a line short enough to be quoted
+    path = tmp_path / f"{kind}.json"
+    if kind == "tree":
+        data = {"format": "decision-tree", "version": 1, "game": f"words:{secret}",
+                "objective": "total", "guesses": "any", "optimal": False,
+                "stats": {"secrets": 1, "height": 1, "total": 1, "histogram": {"1": 1}},
+                "root": {"guess": "cat", "next": {}}}
+        command = ["verify", str(path)]
+    else:
+        data = {"format": "moo-checkpoint", "version": 2, "game": f"words:{secret}",
+                "guesses": "any"}
+        command = ["checkpoint", "show", str(path)]
+    path.write_bytes(orjson.dumps(data))
+    main(command)
+    said = capsys.readouterr()
+    assert "s3cr" not in said.out + said.err
+    assert "not a list of words this program reads" in said.out + said.err
+    with pytest.raises(GameError, match="'s3cr' has '3'"):  # named on the command line: shown
+        parse_game(f"words:{secret}")
 
 
 def test_bad_lists_in_memory_and_together(tmp_path, monkeypatch):

@@ -262,6 +262,10 @@ def check_words(entries: list[tuple[int, str]], where: str, unit: str = "line") 
     first_at, first = entries[0]
     seen: dict[str, int] = {}
     for at, word in entries:
+        if len(word) > MAX_LETTERS:  # said before the word is looked at: it may be any length
+            raise GameError(f"{where}, {unit} {at}: a word of {len(word):,} letters: words of at "
+                            f"most {MAX_LETTERS} letters are supported (3^{MAX_LETTERS} = "
+                            f"{3 ** MAX_LETTERS} feedback patterns fit in a byte)")
         here = f"{where}, {unit} {at}: {quote(word)}"
         if not _is_word(word):
             bad = next(ch for ch in word if not ("a" <= ch <= "z"))
@@ -273,23 +277,27 @@ def check_words(entries: list[tuple[int, str]], where: str, unit: str = "line") 
         if word in seen:
             raise GameError(f"{here} repeats {unit} {seen[word]}")
         seen[word] = at
-    if len(first) > MAX_LETTERS:
-        raise GameError(f"{where}: words of {len(first)} letters have 3^{len(first)} = "
-                        f"{3 ** len(first):,} feedback patterns, more than the 256 a byte holds: "
-                        f"words of at most {MAX_LETTERS} letters are supported")
     return [word for _, word in entries]
 
 
-def read_word_list(path: str) -> list[str]:
+def read_word_list(path: str, shown: bool = True) -> list[str]:
     """The words of a file, one a line (surrounding spaces, blank lines and a byte-order mark
     ignored), checked by ``check_words``; a GameError names the file's line where one is
-    wrong, or why the file cannot be read (a FIFO, a device, a file of over 256 MB)."""
+    wrong, or why the file cannot be read (a FIFO, a device, a file of over 256 MB).
+    ``shown``: False for a path named by a file (a tree or checkpoint from anywhere), whose
+    faulty line is not quoted: it could be a line of any file."""
     try:  # a regular file of bounded size only; utf-8-sig: the mark Notepad puts first
         text = read_file(path, what="a word list").decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise GameError(f"word list {quote(path)}: cannot be read: {reason}") from None
-    return _parse_lines(text, path)
+    try:
+        return _parse_lines(text, path)
+    except GameError:
+        if shown:
+            raise
+        raise GameError(f"word list {quote(path)}: not a list of words this program reads "
+                        f"(`moo info words:{path}` says why)") from None
 
 
 def _parse_lines(text: str, where: str) -> list[str]:
@@ -339,7 +347,7 @@ def parse_word_spec(family: str, args: str | None, original: str,
         raise GameError(f"{quote(original)}: expected words:ANSWERS or words:ANSWERS,GUESSES "
                         "(two file paths at most, without commas)")
     found = [_found(p, beside) for p in paths]
-    lists = [read_word_list(f) for f in found]
+    lists = [read_word_list(f, shown=beside is None) for f in found]
     spec = "words:" + ",".join(paths)
     return _checked_game(spec, lists[0], lists[1] if len(paths) == 2 else [], paths[0],
                          paths[-1], tuple(os.path.realpath(f) for f in found))
