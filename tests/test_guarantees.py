@@ -284,8 +284,12 @@ def test_recheck_confirms_an_optimal_tree(optimal_total_file, capsys):
     assert status == 0
     assert "RECHECK OK: the exact search confirms the optimum total 21" in out
     assert "root parts" in err  # its search's bar (standard error is no terminal here)
+    assert "not re-proved here" not in out
     status, out, err = run(capsys, "verify", str(optimal_total_file), "--recheck", "--quiet")
     assert status == 0 and "RECHECK OK" in out and err == ""
+    status, out, err = run(capsys, "verify", str(optimal_total_file))  # the claim is the file's
+    assert out.endswith("optimal (total): proven\n  (the file's claim, from the search that "
+                        "wrote it: not re-proved here; --recheck re-proves it)\n")
 
 
 def test_recheck_finds_a_false_optimality_claim(mm_file, capsys):
@@ -391,6 +395,10 @@ def test_recheck_refuses_large_games(bc_tree_file, capsys, tmp_path):
     status, out, err = run(capsys, "verify", str(save(data, tmp_path / "t.json")), "--recheck")
     assert status == 2
     assert "bulls-cows:4x10 has 5040 codes" in err and "at most 1296 codes" in err
+    status, out, err = run(capsys, "verify", str(ROOT / "trees/bulls-cows-4x10.height.any.json"))
+    assert status == 0 and out.endswith(
+        "optimal (height): proven\n  (the file's claim, from the search that wrote it: not "
+        "re-proved here; `moo build` or `moo prove` of the game re-proves it)\n")
 
 
 # --- item 10: text from a file reaches the terminal escaped ------------------------------------

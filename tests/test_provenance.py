@@ -119,7 +119,7 @@ def test_the_player_says_the_proof_rests_on_the_checkpoint(resting_tree):
     done = subprocess.run([sys.executable, "-m", "optimizer", "play", str(resting_tree)],
                           input="q\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert (f"I follow a stored strategy (total, at most 4 guesses; proven optimal, {RESTING} "
-            "(not re-checked))." in done.stdout), done.stdout + done.stderr
+            "(not re-checked), as its file claims)." in done.stdout), done.stdout + done.stderr
 
 
 def test_the_api_says_the_proof_rests_on_the_checkpoint(resting_tree):

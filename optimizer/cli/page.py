@@ -234,6 +234,11 @@ def facts_html(entry: Entry) -> str:
     return "\n".join(f"<dt>{_text(k)}</dt><dd>{_text(v)}</dd>" for k, v in facts)
 
 
+# What a page says of every claim it shows: it comes from the tree file, not from the page.
+FILE_CLAIM = "the tree file's claim, from the search that wrote it: moo verify --recheck " \
+    "re-proves it on small games"
+
+
 def proof_text(tree: Tree, result: Replay) -> str:
     """The optimality claim and what it rests on. ``result`` is the tree's ``verify`` (a page is
     made only of a tree without defects): facts a search took unchecked from an earlier run's
@@ -245,9 +250,9 @@ def proof_text(tree: Tree, result: Replay) -> str:
         if claim == NOT_PROVEN:  # a defective claim (load_entry refuses such trees)
             return "no"
         if claim == PROVEN:
-            return "yes: no strategy does better for this objective"
+            return f"yes: no strategy does better for this objective ({FILE_CLAIM})"
         return (f"yes, {claim.removeprefix(PROVEN + ', ')}{unchecked}: no strategy does better "
-                "for this objective if those facts hold")
+                f"for this objective if those facts hold ({FILE_CLAIM})")
     if tree.lower_bound is None:
         return "no"
     first = tree.objective.split(",")[0].split("@")[0]

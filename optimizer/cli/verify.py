@@ -73,9 +73,21 @@ def run(args: argparse.Namespace) -> Exit:
     claim = _claim_line(tree, result)
     if claim:
         print(claim)
+        if not recheck:  # what replaying cannot check: the search's own proof
+            print(f"  (the file's claim, from the search that wrote it: not re-proved here; "
+                  f"{_reproved_by(tree)})")
     if recheck:
         print(f"RECHECK OK: {recheck['summary']}")
     return Exit.FINISHED
+
+
+def _reproved_by(tree) -> str:
+    """The command that re-proves a stored claim for this tree's game."""
+    from ..objective import exact_objective
+
+    if tree.game.n_codes <= RECHECK_MAX_CODES and exact_objective(tree.objective) is not None:
+        return "--recheck re-proves it"
+    return "`moo build` or `moo prove` of the game re-proves it"
 
 
 def _claim_line(tree, result) -> str:
