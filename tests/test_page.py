@@ -299,3 +299,15 @@ def test_word_page_text_is_escaped_and_the_data_safe(word_tree_file):
     assert "\U0001f7e9\U0001f7e8" in label and "<" not in label  # the squares, as text
     assert text.count("<script") == 2
     assert "const MooWords" in text  # web/words.js, in the page's one script
+
+
+def test_an_opening_s_claim_and_a_word_game_s_secrets_are_said():
+    """A --first tree's claim is among one opening's trees: its page and index row said only
+    "no" beside the global optimum's "yes", the two rows alike; a Wordle page said the secret
+    was any of the 12,972 allowed guesses."""
+    index = (TREES / "pages" / "index.html").read_text()
+    assert "<td>no; optimal among trees opening with salet</td>" in index
+    page = (TREES / "pages" / "wordle.total.any.first-salet.html").read_text()
+    assert "Proven optimal</dt><dd>no (no claim over every opening); optimal among trees " \
+        "opening with salet (the tree file&#x27;s claim" in page
+    assert "2315 secrets: one of the 2,315 answers" in page

@@ -325,6 +325,26 @@ def test_replies(wordle):
     assert "gybbb" in reply_forms(wordle) and "21000" in reply_forms(wordle)
 
 
+@pytest.mark.parametrize("letters", [1, 2, 5])
+def test_the_example_answers_shown_are_answers(letters):
+    """Every example of the player's and the page's instructions reads as one answer (a one-
+    letter game's said gy, 21 or two squares: two marks, refused if typed)."""
+    from optimizer.cli.page_games import answer_label
+    from optimizer.cli.play_text import how_to_answer
+    from optimizer.games.reply import word_example
+
+    words = ["".join(w) for w in itertools.islice(itertools.product("abc", repeat=letters), 3)]
+    game = word_game(words)
+    example = word_example(letters)
+    assert len({read_reply(game, form) for form in example.values()}) == 1
+    assert len(example["letters"]) == letters
+    for text in (how_to_answer(game), answer_label(game)):
+        assert example["letters"] in text and example["digits"] in text
+        assert example["squares"] in text
+    assert f"e.g. {example['letters']}, {example['digits']} or {example['squares']};" in \
+        how_to_answer(game)
+
+
 def test_a_one_letter_game_reads_y_as_a_mark():
     game = word_game(["a", "b", "c"], ["d"], "letters")
     assert read_reply(game, "y") == 1 and read_reply(game, "g") == game.win

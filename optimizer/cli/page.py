@@ -30,6 +30,7 @@ from ..provenance import (
     NOT_PROVEN,
     PROVEN,
     checkpoint_facts,
+    opening_note,
     proof,
     provenance_note,
     resting,
@@ -222,7 +223,7 @@ def facts_html(entry: Entry) -> str:
     guesses = ("any code, even one the answers have ruled out" if tree.guesses == "any"
                else "only codes that fit every answer so far (hard mode)")
     facts = [
-        ("Game", f"{game_title(game)}, {game.n_secrets} secrets: {game.code_rule()}"),
+        ("Game", f"{game_title(game)}, {game.n_secrets} secrets: {secret_rule(game)}"),
         ("Strategy", f"{objective_text(tree.objective)} (objective {tree.objective})"),
         ("Guesses", guesses),
         ("Proven optimal", proof_text(tree, result)),
@@ -245,6 +246,9 @@ def proof_text(tree: Tree, result: Replay) -> str:
     checkpoint are named, since no replay of the tree can check them."""
     facts = checkpoint_facts(tree)
     unchecked = f" ({provenance_note(tree, name_only=True)})" if facts else ""
+    opening = opening_note(tree)  # built with --first: a claim among one opening's trees only
+    if opening is not None and opening[0]:
+        return f"no (no claim over every opening); optimal {opening[1]} ({FILE_CLAIM})"
     if tree.optimal:
         claim = proof(tree, result)
         if claim == NOT_PROVEN:  # a defective claim (load_entry refuses such trees)
@@ -266,6 +270,9 @@ def proof_text(tree: Tree, result: Replay) -> str:
 def proof_cell(tree: Tree, result: Replay) -> str:
     """The index's "proven optimal" column: yes, yes resting on N checkpoint facts, or no."""
     claim = proof(tree, result)
+    opening = opening_note(tree)
+    if opening is not None and opening[0]:
+        return f"no; optimal {opening[1]}"
     return "no" if claim == NOT_PROVEN else "yes" + claim[len(PROVEN):]
 
 

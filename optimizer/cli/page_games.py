@@ -5,6 +5,7 @@ family at a time: digit games (Bulls and Cows, Mastermind, moo), Battleship and 
 from __future__ import annotations
 
 from ..games import Battleship, DigitGame, Game, WordGame
+from ..games.reply import word_example
 from .page_data import encode_words
 
 
@@ -57,10 +58,10 @@ def guess_rule(game: Game) -> str:
 def answer_label(game: Game) -> str:
     """The label of the field where a person types an answer to the computer's guess."""
     if isinstance(game, WordGame):
-        rest = game.letters - 2
-        return (f"Or type the colours: gy{'b' * rest} (g green, y yellow, b grey), "
-                f"21{'0' * rest} or 2 1{' 0' * rest} (2 green, 1 yellow, 0 grey), or "
-                f"\U0001f7e9\U0001f7e8{chr(0x2b1b) * rest}; w when it is your word")
+        e = word_example(game.letters)
+        return (f"Or type the colours: {e['letters']} (g green, y yellow, b grey), "
+                f"{e['digits']} or {e['spaced']} (2 green, 1 yellow, 0 grey), or "
+                f"{e['squares']}; w when it is your word")
     return (f"Your answer, as the numbers {' '.join(game.feedback_names)} "
             "(or use the buttons)")
 

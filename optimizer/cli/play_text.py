@@ -5,7 +5,7 @@ named by ``game.feedback_names`` (``1 2 (bulls cows)``)."""
 from __future__ import annotations
 
 from ..games import Game, WordGame
-from ..games.reply import example_reply
+from ..games.reply import example_reply, word_example
 
 
 def named(game: Game, feedback: str) -> str:
@@ -39,11 +39,11 @@ def how_to_answer(game: Game) -> str:
     """The maker's instructions, before the first guess."""
     win = game.format_feedback(game.win)
     if isinstance(game, WordGame):
-        rest = game.letters - 2
+        e = word_example(game.letters)
         return (f"Answer each guess with its marks, one a letter: g green (right place), "
-                f"y yellow (elsewhere), b grey (absent), e.g. gy{'b' * rest}, 21{'0' * rest} "
-                f"or \U0001f7e9\U0001f7e8{chr(0x2b1b) * rest}; w (or {'g' * game.letters}) "
-                "when I have it; ? for help, q to stop.")
+                f"y yellow (elsewhere), b grey (absent), e.g. {e['letters']}, {e['digits']} "
+                f"or {e['squares']}; w (or {'g' * game.letters}) when I have it; ? for help, "
+                "q to stop.")
     return (f"Answer each guess with {' '.join(game.feedback_names)}, e.g. "
             f"{example_reply(game)}; w (or {win}) when I have it; ? for help, q to stop.")
 

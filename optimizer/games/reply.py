@@ -10,7 +10,7 @@ two-away`` alike):
   each written together: ``12`` (``021`` for Battleship);
 - numbers tagged with a name of their count, before or after each number, in any order:
   ``1b2c``, ``2c 1b``, ``2 cows 1 bull``, ``b1 c2``, ``bulls: 1, cows: 2``; a count not named is 0;
-- seed 001's letters for Bulls and Cows (``bbc``: two bulls, one cow);
+- letters for Bulls and Cows (``bbc``: two bulls, one cow, as seed 001 writes them);
 - ``w`` (or another word of ``WIN_WORDS``) when the guess is the secret; ``-`` for nothing.
 
 Refused: signs, decimals, exponents, words that name no count, digits of other scripts, a number
@@ -85,6 +85,15 @@ def example_reply(game: Game) -> str:
     return "1 2" if len(game.feedback_names) == 2 else "0 2 1"
 
 
+def word_example(letters: int) -> dict[str, str]:
+    """One example answer to a word guess, in each way to type it (``letters``: g y b,
+    ``digits``: 2 1 0, ``spaced``, ``squares``): green, yellow, then grey; one letter: grey."""
+    marks = [2, 1][:letters] + [0] * (letters - 2) if letters > 1 else [0]
+    return {"letters": "".join("byg"[m] for m in marks), "digits": "".join(map(str, marks)),
+            "spaced": " ".join(map(str, marks)),
+            "squares": "".join((chr(0x2b1b), "\U0001f7e8", "\U0001f7e9")[m] for m in marks)}
+
+
 def reply_forms(game: Game) -> str:
     """How to type a reply, for the player's help."""
     if isinstance(game, WordGame):
@@ -95,7 +104,7 @@ def reply_forms(game: Game) -> str:
             f"{example.replace(' ', '')}), or tagged with their names in any order "
             f"({_tagged_example(game)}; {_tag_list(game)})")
     if _letter_counts(game, ["b"]) is not None:
-        text += ", or seed 001's letters (bbc: two bulls, one cow)"
+        text += ", or letters (bbc: two bulls, one cow)"
     return text
 
 
@@ -192,8 +201,7 @@ def _word_reply(game: WordGame, text: str) -> int:
     if bad is not None:
         raise GameError(f"feedback {quote(text)}: {bad!r} is not a mark; give {_WORD_FORMS}")
     if len(marks) != game.letters:
-        rest = game.letters - 2
+        e = word_example(game.letters)
         raise GameError(f"feedback {quote(text)} has {len(marks)} marks: give {game.letters}, "
-                        f"one a letter (e.g. gy{'b' * rest}, 21{'0' * rest}, "
-                        f"2 1{' 0' * rest})")
+                        f"one a letter (e.g. {e['letters']}, {e['digits']}, {e['spaced']})")
     return game.feedback_id(tuple(WORD_MARKS[m] for m in marks))
