@@ -144,7 +144,10 @@ def test_claims_taken_from_a_file_are_never_called_search(tmp_path, capsys):
      b' "total": {"28": {}, "28": {"incumbent": null}}}', r"total: the key '28' appears twice"),
     (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
      b' "total": {"28": {"spent": {"ab12": {"cpu_seconds": 1e999, "classes": 1}}}}}',
-     "1e999 is past the largest number"),
+     "the number 1e999 is past the largest a double holds"),
+    (b'{"format": "moo-checkpoint", "version": 2, "game": "battleship:2x4x2", "guesses": "any",'
+     b' "total": {"28": {"spent": {"ab12": {"cpu_seconds": 1, "classes": '
+     b'100000000000000000000000}}}}}', "100000000000000000000000 is past the 64-bit range"),
     (b'{"format": "other"}', "not a checkpoint this program reads"),
     (b'{"format": "moo-checkpoint", "version": 3, "game": "battleship:2x4x2",'
      b' "guesses": "any"}', "version 3"),

@@ -257,7 +257,8 @@ def test_values_of_the_wrong_kind_are_defects(mm_file, capsys, edit, message):
 @pytest.mark.parametrize("raw,message", [
     (b'{"format": NaN}', "NaN is not a JSON number"),
     (b'{"format": 1' + b"0" * 5000 + b"}", "a number of 5001 digits"),
-    (b'{"format": 1e999}', "1e999 is past the largest number"),
+    (b'{"format": 1e999}', "the number 1e999 is past the largest a double holds"),
+    (b'{"format": -9223372036854775809}', "-9223372036854775809 is past the 64-bit range"),
     (b'\xff\xfe{}', "not UTF-8 text"),
     (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
 ])
@@ -398,7 +399,11 @@ def test_recheck_refuses_large_games(bc_tree_file, capsys, tmp_path):
     status, out, err = run(capsys, "verify", str(ROOT / "trees/bulls-cows-4x10.height.any.json"))
     assert status == 0 and out.endswith(
         "optimal (height): proven\n  (the file's claim, from the search that wrote it: not "
-        "re-proved here; `moo build` or `moo prove` of the game re-proves it)\n")
+        "re-proved here; `moo build bulls-cows:4x10 --objective height` re-proves it)\n")
+    opening = ROOT / "trees/wordle.total.any.first-salet.json"  # its claim says whose it is
+    status, out, err = run(capsys, "verify", str(opening))
+    assert status == 0 and "claimed by the search that wrote it" in out
+    assert "not re-proved here" not in out
 
 
 # --- item 10: text from a file reaches the terminal escaped ------------------------------------

@@ -45,11 +45,21 @@ def loads(raw: bytes, kind: str = "tree file") -> object:
     def whole(digits: str) -> int:
         if len(digits) > 30:  # far past any count in a file; int() of thousands of digits fails
             raise JsonError(f"not a {kind}: a number of {len(digits)} digits")
-        return int(digits)
+        value = int(digits)
+        if not -(2 ** 63) <= value < 2 ** 63:  # what the files are written with (orjson) holds
+            raise JsonError(f"not a {kind}: {digits} is past the 64-bit range")
+        return value
+
+    def finite(digits: str) -> float:
+        value = float(digits)
+        if not math.isfinite(value):  # 1e999: a plain reader makes it Infinity
+            raise JsonError(f"not a {kind}: the number {digits} is past the largest a double "
+                            "holds")
+        return value
 
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_int=whole,
-                          parse_float=_finite, parse_constant=_no_constant)
+                          parse_float=finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise JsonError(f"not valid JSON (malformed or truncated file): {exc}") from None
     except RecursionError:
@@ -59,13 +69,6 @@ def loads(raw: bytes, kind: str = "tree file") -> object:
         raise JsonError(f"{place}: the key {printable(repr(key))} appears twice (JSON "
                          "readers keep one of them: the file is ambiguous)")
     return data
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):  # 1e999: a plain reader makes it Infinity
-        raise JsonError(f"not valid JSON: {text} is past the largest number")
-    return value
 
 
 def _no_constant(name: str) -> float:
