@@ -311,3 +311,14 @@ def test_an_opening_s_claim_and_a_word_game_s_secrets_are_said():
     assert "Proven optimal</dt><dd>no (no claim over every opening); optimal among trees " \
         "opening with salet (the tree file&#x27;s claim" in page
     assert "2315 secrets: one of the 2,315 answers" in page
+
+
+def test_the_player_says_an_opening_s_claim():
+    """A --first tree's player said nothing of its claim (its page did)."""
+    from optimizer.cli.player import _describe_guesser
+    from optimizer.formats.tree_file import read_tree
+
+    tree = read_tree(TREES / "wordle.total.any.first-salet.json")
+    assert _describe_guesser(tree) == ("I follow a stored strategy (total, at most 5 guesses; "
+                                       "optimal among trees opening with salet, as its file "
+                                       "claims).")

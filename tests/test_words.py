@@ -188,6 +188,7 @@ def test_word_spec_forms(tmp_path):
     ("cat\nhät\n", "line 2: 'hät' has 'ä'"),
     ("cat\nh-t\n", "line 2: 'h-t' has '-'"),
     ("cat\nh t\n", "line 2: 'h t' has ' '"),
+    ("new york\n", "line 1: 'new york' has ' '"),  # said before its length
     ("better\nbitter\n", "line 1: a word of 6 letters: words of at most 5 letters are"),
     ("cat\n" + "x" * 100_000 + "\n", "line 2: a word of 100,000 letters: words of at most 5 "),
 ])

@@ -236,8 +236,7 @@ def facts_html(entry: Entry) -> str:
 
 
 # What a page says of every claim it shows: it comes from the tree file, not from the page.
-FILE_CLAIM = "the tree file's claim, from the search that wrote it: moo verify --recheck " \
-    "re-proves it on small games"
+FILE_CLAIM = "the tree file's claim, from the search that wrote it"
 
 
 def proof_text(tree: Tree, result: Replay) -> str:
@@ -264,7 +263,7 @@ def proof_text(tree: Tree, result: Replay) -> str:
     text = f"no: the best tree found; {proven}: {bound_note(tree) or tree.lower_bound}"
     if first == "total" and result.secrets:
         text += f" (an average of at least {tree.lower_bound / result.secrets:.4f})"
-    return text + unchecked
+    return f"{text}{unchecked} ({FILE_CLAIM})"
 
 
 def proof_cell(tree: Tree, result: Replay) -> str:

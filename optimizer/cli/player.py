@@ -32,7 +32,7 @@ from ..formats.tree_file import read_tree
 from ..games import Game, GameError, WordGame, parse_game
 from ..games.base import GUESS_MODES, check_guess_mode
 from ..games.reply import read_reply, reply_forms
-from ..provenance import NOT_PROVEN, checkpoint_facts, proof, resting
+from ..provenance import NOT_PROVEN, checkpoint_facts, opening_note, proof, resting
 from ..session import (
     NO_MOVE,
     FeedbackError,
@@ -195,6 +195,9 @@ def _describe_guesser(tree: Tree | None) -> str:
     proven = "" if proof(tree, result) == NOT_PROVEN else (  # the file's claim (not re-proved)
         f"; {resting('proven optimal', facts)}" + (" (not re-checked)" if facts else "")
         + ", as its file claims")
+    opening = opening_note(tree)
+    if opening is not None and opening[0] and not result.defects:
+        proven = f"; optimal {opening[1]}, as its file claims"
     how = f"I follow a stored strategy ({printable(tree.objective)}{most}{proven})."
     if result.defects:  # said before the game, not only when it reaches the defect
         how += (f"\nWarning: the tree file is defective ({printable(result.defects[0])}): a game "

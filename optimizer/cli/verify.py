@@ -73,21 +73,24 @@ def run(args: argparse.Namespace) -> Exit:
     claim = _claim_line(tree, result)
     if claim:
         print(claim)
-        if not recheck:  # what replaying cannot check: the search's own proof
-            print(f"  (the file's claim, from the search that wrote it: not re-proved here; "
-                  f"{_reproved_by(tree)})")
+    if claim and not recheck and opening_note(tree) is None:  # replaying cannot check the
+        print(f"  (the file's claim, from the search that wrote it: not re-proved here; "  # proof
+              f"{_reproved_by(tree)} re-proves it)")
     if recheck:
         print(f"RECHECK OK: {recheck['summary']}")
     return Exit.FINISHED
 
 
 def _reproved_by(tree) -> str:
-    """The command that re-proves a stored claim for this tree's game."""
-    from ..objective import exact_objective
+    """What re-proves a stored claim of this tree: --recheck on a small game, else the build
+    that wrote it."""
+    import shlex
 
-    if tree.game.n_codes <= RECHECK_MAX_CODES and exact_objective(tree.objective) is not None:
-        return "--recheck re-proves it"
-    return "`moo build` or `moo prove` of the game re-proves it"
+    if tree.game.n_codes <= RECHECK_MAX_CODES:
+        return "--recheck"
+    game = tree.game.spec if tree.game.spec != "words" else "words:ANSWERS,GUESSES"
+    mode = "" if tree.guesses == "any" else f" --guesses {tree.guesses}"
+    return f"`moo build {shlex.quote(game)} --objective {shlex.quote(tree.objective)}{mode}`"
 
 
 def _claim_line(tree, result) -> str:

@@ -203,5 +203,5 @@ def _word_reply(game: WordGame, text: str) -> int:
     if len(marks) != game.letters:
         e = word_example(game.letters)
         raise GameError(f"feedback {quote(text)} has {len(marks)} marks: give {game.letters}, "
-                        f"one a letter (e.g. {e['letters']}, {e['digits']}, {e['spaced']})")
+                        f"one a letter (e.g. {e['letters']}, {e['spaced']})")
     return game.feedback_id(tuple(WORD_MARKS[m] for m in marks))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -262,15 +263,15 @@ def check_words(entries: list[tuple[int, str]], where: str, unit: str = "line") 
     first_at, first = entries[0]
     seen: dict[str, int] = {}
     for at, word in entries:
-        if len(word) > MAX_LETTERS:  # said before the word is looked at: it may be any length
-            raise GameError(f"{where}, {unit} {at}: a word of {len(word):,} letters: words of at "
-                            f"most {MAX_LETTERS} letters are supported (3^{MAX_LETTERS} = "
-                            f"{3 ** MAX_LETTERS} feedback patterns fit in a byte)")
         here = f"{where}, {unit} {at}: {quote(word)}"
         if not _is_word(word):
             bad = next(ch for ch in word if not ("a" <= ch <= "z"))
             hint = " (write words in lower case)" if bad.isascii() and bad.isupper() else ""
             raise GameError(f"{here} has {bad!r}: words are the letters a-z alone{hint}")
+        if len(word) > MAX_LETTERS:
+            raise GameError(f"{where}, {unit} {at}: a word of {len(word):,} letters: words of at "
+                            f"most {MAX_LETTERS} letters are supported (3^{MAX_LETTERS} = "
+                            f"{3 ** MAX_LETTERS} feedback patterns fit in a byte)")
         if len(word) != len(first):
             raise GameError(f"{here} has {len(word)} letters where {unit} {first_at}'s "
                             f"{quote(first)} has {len(first)}: all words must be as long")
@@ -297,7 +298,7 @@ def read_word_list(path: str, shown: bool = True) -> list[str]:
         if shown:
             raise
         raise GameError(f"word list {quote(path)}: not a list of words this program reads "
-                        f"(`moo info words:{path}` says why)") from None
+                        f"(`moo info {shlex.quote('words:' + path)}` says why)") from None
 
 
 def _parse_lines(text: str, where: str) -> list[str]:
