@@ -193,13 +193,14 @@ class Dask:
             client = self.client()
             if self._cluster is not None:
                 self._wait_for_workers(client)
-            addresses = list(client.scheduler_info()["workers"])
             if self.address is not None and not self._watching:  # the last worker gone
                 self._watching = True  # mid-run is said too, and the next to join
                 client.subscribe_topic("all", self._on_cluster_event)
-            if not addresses and not self._said_empty:  # the jobs wait for one: said, not a
+            threads = client.nthreads()  # every worker (some versions' scheduler_info: five)
+            if not threads and not self._said_empty:  # the jobs wait for one: said, not a
                 self._say("has no worker; the jobs wait until one joins")  # silent bar at 0
-            self.workers = max(1, sum(client.nthreads().values()))
+            addresses = list(threads)
+            self.workers = max(1, sum(threads.values()))
             warm = {client.submit(on_worker, self.key, ("warm", a), warm_up, kernels,
                                   workers=[a], allow_other_workers=False, pure=False): a
                     for a in addresses}
@@ -228,7 +229,7 @@ class Dask:
             except TimeoutError:
                 if self._out_of_time():
                     raise
-            here = client.scheduler_info()["workers"]
+            here = client.nthreads()
             gone = [job for job, worker in warm.items() if worker not in here]
             if gone:
                 client.cancel(gone)
