@@ -25,8 +25,19 @@ ROOT = Path(__file__).resolve().parent.parent
 # the test modules that exercise the kernels heavily: make test runs them again, checked
 KERNEL_MODULES = ("test_exact", "test_deepest", "test_symmetry", "test_lookahead",
                   "test_rollout", "test_strategies", "test_games")
-# games of one and two codes (one and two feedback classes): the sizes a warm-up may overrun
-TINY = ("moo:2,1", "battleship:1x1x1", "mastermind:1x2")
+# games of one and two codes (one and two feedback classes): the sizes a warm-up may overrun;
+# and word games of one and two answers with a guess-only word (a code with no column)
+TINY = ("moo:2,1", "battleship:1x1x1", "mastermind:1x2", "words:1+1", "words:2+1")
+
+
+def _tiny(spec: str, folder: Path) -> str:
+    """A TINY spec as the program takes it: the word games' lists written in ``folder``."""
+    if not spec.startswith("words:"):
+        return spec
+    answers = ["ab", "ba"][:int(spec[6])]
+    (folder / "a.txt").write_text("\n".join(answers) + "\n")
+    (folder / "g.txt").write_text("\n".join(answers + ["cc"]) + "\n")
+    return f"words:{folder / 'a.txt'},{folder / 'g.txt'}"
 
 
 def _checked(script: str, *args: str, cache: str | None = None) -> subprocess.CompletedProcess:
@@ -50,7 +61,7 @@ from optimizer.search.strategies import STRATEGIES
 
 assert numba.config.BOUNDSCHECK
 spec, out = sys.argv[1], sys.argv[2]
-height = parse_game(spec).n_codes  # one code: one guess; two codes: two
+height = parse_game(spec).n_secrets  # one secret: one guess; two: two
 
 def moo(*args, status=0):
     got = main([*args])
@@ -86,29 +97,38 @@ def test_games_of_one_and_two_codes_stay_inside_their_arrays(spec, tmp_path):
     """`moo compare` on a game of fewer than three codes once crashed (a warm-up scored codes
     0..2 whatever the game); with bounds checking on, such an index raises IndexError, so every
     command passing here on games of one and two codes reads no memory outside its arrays."""
-    done = _checked(EVERY_COMMAND, spec, str(tmp_path))
+    out = tmp_path / "out"
+    out.mkdir()
+    done = _checked(EVERY_COMMAND, _tiny(spec, tmp_path), str(out))
     assert done.returncode == 0, done.stderr[-3000:]
     assert "every command ran" in done.stdout
     assert "IndexError" not in done.stderr
 
 
 @pytest.mark.parametrize("spec", TINY + ("mastermind:1x1",))
-def test_the_compare_warm_up_scores_only_the_games_codes(spec, monkeypatch):
-    """The greedy kernel's warm-up passes codes of this game only (the root cause of the
-    crash): checked here directly, without relying on numba."""
+def test_the_warm_ups_score_only_the_games_secrets(spec, monkeypatch, tmp_path):
+    """The kernels' warm-ups (compare's and the exact search's) pass secrets of this game only,
+    as candidates (the root cause of the crashes: codes 0..2 whatever the game, then a word
+    game's guess-only word as a candidate, which has no column): checked here directly,
+    without relying on numba."""
     import optimizer.kernels.heuristics as heuristics
+    from optimizer.search.solver import NodeSolver
 
-    game = parse_game(spec)
+    game = parse_game(_tiny(spec, tmp_path))
     seen = []
 
     def record(FT, candidates, guesses, rule, n_answers):
         seen.extend(int(c) for c in (*candidates, *guesses))
-        assert FT.shape[0] == game.n_codes
+        assert FT.shape[0] == game.n_secrets  # a row a secret
         return candidates[0]
 
     monkeypatch.setattr(heuristics, "choose_guess", record)
     compare.warm_up(game)
-    assert seen and max(seen) < game.n_codes
+    assert seen and max(seen) < game.n_secrets
+    solver, warmed = NodeSolver(game, "any", table_bits=10), []
+    monkeypatch.setattr(NodeSolver, "_warm", lambda self, group, small: warmed.append(small))
+    solver.warm_up()
+    assert warmed and all(len(s) and max(s) < game.n_secrets for s in warmed)
 
 
 @pytest.mark.slow

@@ -178,9 +178,9 @@ def warm_up(game: Game) -> float:
     from ..kernels.heuristics import RULES, choose_guess
 
     _, transposed, _, n_answers = game.answer_matrices()
-    codes = np.arange(min(3, game.n_codes), dtype=np.int32)
-    for rule in RULES.values():
-        choose_guess(transposed, codes, codes, rule, n_answers)
+    secrets = np.arange(min(3, game.n_secrets), dtype=np.int32)  # a guess-only word has no
+    for rule in RULES.values():  # column: never a candidate
+        choose_guess(transposed, secrets, secrets, rule, n_answers)
     return time.perf_counter() - start
 
 

@@ -284,13 +284,15 @@ class NodeSolver:
         the game cannot reach: every rule off (symmetry would not hold for it) and the tables
         left untouched. Only those a command needs: on an empty cache each costs seconds, and
         ``announce`` says so on stderr while it happens (``compiling``). The set is the game's
-        own first codes, never an index past its matrix (the kernels do not check bounds)."""
+        own first secrets, never an index past its matrix (the kernels do not check bounds;
+        a word game's guess-only words are no candidates: they have no column)."""
         saved = self.run
         self.run = saved._replace(opts=0)
+        small = self.all_codes[:min(3, self.game.n_secrets)]  # fewer in a game of fewer
         try:
             for group in (k for k in KERNELS if k in kernels):
                 with compiling(COMPILING[group], announce):
-                    self._warm(group, self.all_codes[:3])  # fewer in a game of fewer codes
+                    self._warm(group, small)
         finally:
             self.run = saved
 
