@@ -14,6 +14,7 @@ from optimizer.search.build import build
 from optimizer.search.objectives import Objective
 from optimizer.search.request import Request
 from optimizer.search.solver import NodeSolver
+from optimizer.search.strategies import TOTAL_INCUMBENTS
 from optimizer.tree import Tree, replay
 
 pytestmark = pytest.mark.kernels  # make test runs these again with numba's bounds checks
@@ -624,6 +625,10 @@ def test_time_limit_writes_the_best_tree_with_a_bound():
     assert tree.lower_bound is not None and tree.lower_bound <= result.total
     searches = [v for k, v in tree.meta.items() if k.endswith("_search") and v.get("stopped")]
     assert all(v["nodes_counted"] == "finished jobs only" for v in searches)
+    # the whole game as one job builds no greedy tree to beat; stopped, it wrote seed 000's
+    # (7471 here), worse than the first greedy tree an incumbent is (entropy's, 5722)
+    greedy = build(Request(game, strategy=TOTAL_INCUMBENTS[0], guesses="any"))
+    assert result.total <= replay(greedy).total
 
 
 @pytest.mark.parametrize("spec", ["mastermind:1x1", "moo:1", "battleship:1x2x2"])

@@ -9,7 +9,7 @@ start from are in ``strategies.py``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..formats.checkpoint import Checkpoint
 from ..objective import LAST_FIRST, Objective, cost_value
@@ -203,6 +203,8 @@ class Search:
         out = step.out
         if out.root is None and out.stopped:  # stopped before the search found a tree
             out = _stopped(step.fallback or first)
+        if out.stopped:
+            out = self._stopped_greedy(obj, depth, out)
         if out.root is None:
             raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
         meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
@@ -303,6 +305,17 @@ class Search:
             return start
         return total_incumbent(self.game, self.guesses, depth, self.deadline, start,
                                self.opening)
+
+    def _stopped_greedy(self, obj: Objective, depth: int, out: Outcome) -> Outcome:
+        """A stopped least-total search of the whole game as one job, which builds no greedy
+        tree (total_start): the better of its tree and a greedy one, so that a stop never writes
+        a worse tree than `--strategy` builds in a second (first-consistent's 7441 against
+        entropy's 4935 on Battleship 4x5x3)."""
+        if obj.first != "total" or not self.total_search(gap=self.gap).whole_game():
+            return out
+        value, root = total_incumbent(self.game, self.guesses, depth, None, (
+            out.value if out.root is not None else None, out.root), self.opening)
+        return out if root is out.root else replace(out, value=value, root=root)
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
         """Seed 000's tree (quick for every game), with the counting bound of the objective's
