@@ -12,6 +12,7 @@ summary counts them apart and never calls them exhaustive search.
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import orjson
 
@@ -93,8 +94,11 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         "checkpoint_facts": found.taken,
     }
     if log is not None:
+        heights = Counter(entry["height"] for entry in log.refuted.values())
         result["checkpoint"] = {"file": str(log.path), "refuted_before": before,
                                 "refuted_now": len(log.refuted),
+                                # a class refuted within h guesses counts towards claims of h + 1
+                                "refuted_by_height": dict(sorted(heights.items(), reverse=True)),
                                 "corrected": log.corrections}  # facts of the file found false
     if not found.optimal:
         if output and found.root is not None:  # the best tree in hand, with the bound proven
@@ -355,7 +359,9 @@ def _unfinished(result: dict) -> Exit:
     print(f"  proven: no strategy solves every secret in {result['lower_bound'] - 1}")
     log = result.get("checkpoint")
     if log:
-        print(f"  first guesses refuted so far: {log['refuted_now']} "
+        within = ", ".join(f"{count} within {height} guess{'es' * (height != 1)}"
+                           for height, count in log["refuted_by_height"].items())
+        print(f"  first guesses refuted so far: {within or 'none'} "
               f"({log['refuted_now'] - log['refuted_before']} in this run), kept in "
               f"{log['file']}; run the same command again to go on")
     return Exit.STOPPED
