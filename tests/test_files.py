@@ -268,6 +268,7 @@ def test_an_output_that_is_an_input_or_another_output_is_refused(capsys, tmp_pat
     status, out, err = run(capsys, *_same_file_cases(tmp_path, tree_file)[case])
     assert status == 2
     assert one_error_line(err, "the same file as", "would destroy")
+    assert "FILE" not in err  # a usage line's placeholder, not a word of the message
     assert tree_file.read_bytes() == before
     assert not (tmp_path / "new.json").exists()
 

@@ -30,7 +30,7 @@ OUTPUT_OPTIONS = {"output": "-o", "checkpoint": "--checkpoint", "plot": "--plot"
 # Options that name files a command reads (a folder: its *.json files, as `compare --trees`
 # reads them). No output may be one of them, nor another output of the same command; only
 # --checkpoint is by design read and extended by one run, and is its own input.
-INPUT_OPTIONS = {"file": "FILE", "files": "FILE", "trees": "--trees",
+INPUT_OPTIONS = {"file": "the input", "files": "the input", "trees": "--trees",
                  "checkpoint": "--checkpoint", "game": "the word list"}
 
 
