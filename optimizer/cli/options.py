@@ -94,7 +94,10 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     memory a search runs."""
     parser.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS",
                         help="stop after this long, counted from the command's start, with "
-                             "what is known (exit status 3)")
+                             "what is known (exit status 3); a step that cannot stop midway "
+                             "(a large game's feedback matrix, a greedy tree: 8.4 s on "
+                             "mastermind:5x7) may "
+                             "overrun it")
     parser.add_argument("--workers", type=workers, default=None, metavar="N",
                         help="worker processes on this machine, a local Dask cluster "
                              "(default: threads of this process, one per core when the "
