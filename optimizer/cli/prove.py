@@ -98,7 +98,8 @@ def prove_height(spec: str, claim: int, guesses: str = "any", workers: int | Non
         result["checkpoint"] = {"file": str(log.path), "refuted_before": before,
                                 "refuted_now": len(log.refuted),
                                 # a class refuted within h guesses counts towards claims of h + 1
-                                "refuted_by_height": dict(sorted(heights.items(), reverse=True)),
+                                "refuted_by_height": {str(h): n for h, n in sorted(
+                                    heights.items(), reverse=True)},
                                 "corrected": log.corrections}  # facts of the file found false
     if not found.optimal:
         if output and found.root is not None:  # the best tree in hand, with the bound proven
@@ -359,7 +360,7 @@ def _unfinished(result: dict) -> Exit:
     print(f"  proven: no strategy solves every secret in {result['lower_bound'] - 1}")
     log = result.get("checkpoint")
     if log:
-        within = ", ".join(f"{count} within {height} guess{'es' * (height != 1)}"
+        within = ", ".join(f"{count} within {height} guess{'es' * (height != '1')}"
                            for height, count in log["refuted_by_height"].items())
         print(f"  first guesses refuted so far: {within or 'none'} "
               f"({log['refuted_now'] - log['refuted_before']} in this run), kept in "

@@ -202,6 +202,7 @@ def _word_reply(game: WordGame, text: str) -> int:
         raise GameError(f"feedback {quote(text)}: {bad!r} is not a mark; give {_WORD_FORMS}")
     if len(marks) != game.letters:
         e = word_example(game.letters)
+        forms = ", ".join(dict.fromkeys((e["letters"], e["digits"], e["spaced"])))  # 1: 0 once
         raise GameError(f"feedback {quote(text)} has {len(marks)} marks: give {game.letters}, "
-                        f"one a letter (e.g. {e['letters']}, {e['spaced']})")
+                        f"one a letter (e.g. {forms})")
     return game.feedback_id(tuple(WORD_MARKS[m] for m in marks))
