@@ -59,7 +59,7 @@ def answer_label(game: Game) -> str:
     """The label of the field where a person types an answer to the computer's guess."""
     if isinstance(game, WordGame):
         e = word_example(game.letters)
-        digits = e["digits"] if game.letters == 1 else f"{e['digits']} or {e['spaced']}"
+        digits = " or ".join(dict.fromkeys((e["digits"], e["spaced"])))  # 1 letter: 0 once
         return (f"Or type the colours: {e['letters']} (g green, y yellow, b grey), "
                 f"{digits} (2 green, 1 yellow, 0 grey), or {e['squares']}; w when it is your "
                 "word")

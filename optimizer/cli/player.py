@@ -192,12 +192,14 @@ def _describe_guesser(tree: Tree | None) -> str:
     result = replay(tree, max_defects=1)
     most = "" if result.defects else f", at most {guesses_text(result.height)}"
     facts = checkpoint_facts(tree)  # what an optimality claim that verify accepts rests on
-    proven = "" if proof(tree, result) == NOT_PROVEN else (  # the file's claim (not re-proved)
-        f"; {resting('proven optimal', facts)}" + (" (not re-checked)" if facts else "")
-        + ", as its file claims")
-    opening = opening_note(tree)
+    opening = opening_note(tree)  # the file's claims, not re-proved here
     if opening is not None and opening[0] and not result.defects:
         proven = f"; optimal {opening[1]}, as its file claims"
+    elif proof(tree, result) == NOT_PROVEN:
+        proven = ""
+    else:
+        proven = (f"; {resting('proven optimal', facts)}" + (" (not re-checked)" if facts else "")
+                  + ", as its file claims")
     how = f"I follow a stored strategy ({printable(tree.objective)}{most}{proven})."
     if result.defects:  # said before the game, not only when it reaches the defect
         how += (f"\nWarning: the tree file is defective ({printable(result.defects[0])}): a game "
