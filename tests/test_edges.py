@@ -331,10 +331,10 @@ def test_the_command_line_reads_specs_leniently():
                                      "mastermind", "mastermind:4x6 "])
 def test_a_tree_file_holds_the_canonical_spec(written):
     data = orjson.loads(MM_TREE.read_bytes())
-    assert tree_from_json(data).game.spec == "mastermind:4x6"
+    assert tree_from_json(data, "tree", beside=MM_TREE.parent).game.spec == "mastermind:4x6"
     data["game"] = written
     with pytest.raises(TreeError, match="write 'mastermind:4x6'"):
-        tree_from_json(data)
+        tree_from_json(data, "tree", beside=MM_TREE.parent)
 
 
 # --- prove: a checkpoint fact found false is said and corrected -------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import string
+from pathlib import Path
 
 import orjson
 import pytest
@@ -99,7 +100,7 @@ def mutated_trees(draw) -> bytes:
 
 def _read(raw: bytes) -> Tree | None:
     try:
-        return tree_from_json(loads(raw), "fuzz")
+        return tree_from_json(loads(raw), "fuzz", beside=Path("."))
     except TreeError as exc:
         assert str(exc).strip(), "a refusal says why"
         return None

@@ -495,7 +495,7 @@ def read_tree_bytes(raw: bytes) -> Tree:
     from optimizer.formats.strict_json import loads
     from optimizer.formats.tree_file import tree_from_json
 
-    return tree_from_json(loads(raw))
+    return tree_from_json(loads(raw), "tree", beside=Path("."))
 
 
 @pytest.mark.parametrize("options,said", [

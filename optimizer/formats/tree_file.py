@@ -109,11 +109,12 @@ def _size(path: str | Path) -> str:
         return "size unknown"
 
 
-def tree_from_json(data, where: str = "tree", beside: Path | None = None) -> Tree:
+def tree_from_json(data, where: str, *, beside: Path) -> Tree:
     """A Tree from parsed JSON, in the canonical notation of the public format: codes exactly
     as ``format_code`` writes them, feedback keys exactly as ``format_feedback`` does.
     ``beside``: the file's folder, where word lists its game names are looked for when the
-    current folder has none (as for checkpoints)."""
+    current folder has none (as for checkpoints). Required: a list named by a file is read
+    without quoting its lines, which the file's author, not the user, chose."""
     if not isinstance(data, dict):
         raise TreeError(f"{where}: a tree file holds one JSON object")
     if data.get("format") != FORMAT:
@@ -168,7 +169,7 @@ def tree_from_json(data, where: str = "tree", beside: Path | None = None) -> Tre
     )
 
 
-def _game(data: dict, where: str, beside: Path | None = None) -> Game:
+def _game(data: dict, where: str, beside: Path) -> Game:
     """The game a file names (version 1) or carries (version 2: ``words``, of game "words")."""
     carried = data["version"] == WORDS_VERSION
     if carried != ("words" in data) or carried != (data["game"] == "words"):
