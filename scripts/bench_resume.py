@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import orjson
+from optimizer.formats.strict_json import loads
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +42,7 @@ def build(game: str, folder: Path, name: str, checkpoint: str | None,
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 3):
         sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
-    meta = orjson.loads(out.read_bytes())["meta"]
+    meta = loads(out.read_bytes())["meta"]
     return seconds, meta, done.returncode
 
 
@@ -75,7 +75,7 @@ def main() -> None:
             ckpt = str(folder / "stopped.ckpt")
             stopped, meta, status = build(args.game, folder, "stopped", ckpt,
                                           limit=args.share * fresh)
-            data = orjson.loads(Path(ckpt).read_bytes())
+            data = loads(Path(ckpt).read_bytes(), "checkpoint")
             parts = sum(len(v.get("parts", [])) for v in data.get("total", {}).values())
             print(f"round {round_}: stopped            {stopped:7.2f} s (exit {status}; "
                   f"{parts} facts below the root kept)", flush=True)

@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from optimizer.formats.strict_json import JsonError, loads
+
 ROOT = Path(__file__).resolve().parent.parent
 DASK = Path(sys.executable).with_name("dask")
 # Every process started here imports this checkout's code, whatever the environment installed.
@@ -183,8 +185,8 @@ class Demo:
     def facts(self, checkpoint: str) -> dict:
         """The least total's facts with no depth limit ("classes", "incumbent"); {} if none."""
         try:
-            data = json.loads(Path(self.path(checkpoint)).read_text())  # replaced whole
-        except (OSError, ValueError):
+            data = loads(Path(self.path(checkpoint)).read_bytes(), "checkpoint")  # replaced whole
+        except (OSError, JsonError):
             return {}
         totals = data.get("total", {})
         return totals[max(totals, key=int)] if totals else {}
