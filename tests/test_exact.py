@@ -812,3 +812,25 @@ def test_no_estimate_before_a_class_is_settled_on_record():
     pace = progress.Pace([5, 6], 10)
     pace.finish(cpu=50.0)
     assert pace.left is None and pace.spent() == (50.0, 0)
+
+
+def test_a_long_class_s_cpu_is_recorded_before_it_settles(tmp_path, monkeypatch):
+    """A run killed outright (SIGKILL) writes nothing at its end: what it spent in a class not
+    yet settled is recorded as it goes (``Pace.record_every``), not only when a class settles."""
+    from optimizer.formats.checkpoint import Checkpoint
+    from optimizer.search import progress
+
+    calls, record = [], Checkpoint.record_spent
+
+    def spy(self, cost, depth, cpu, classes, *args, **kwargs):
+        calls.append((cpu, classes))
+        record(self, cost, depth, cpu, classes, *args, **kwargs)
+
+    monkeypatch.setattr(progress.Pace, "record_every", 0.0)
+    monkeypatch.setattr(Checkpoint, "record_spent", spy)
+    ckpt = tmp_path / "c.json"
+    tree = build(Request(parse_game("bulls-cows:3x6"), objective="total", workers=1,
+                         checkpoint=str(ckpt)))
+    assert tree.optimal
+    first = next(i for i, (_, classes) in enumerate(calls) if classes)
+    assert any(cpu > 0 and not classes for cpu, classes in calls[:first]), calls

@@ -4,6 +4,7 @@ bar (best cost in hand, the bound proven, the gap) and the honest estimate of th
 from __future__ import annotations
 
 import bisect
+import time
 from collections.abc import Callable
 
 from ..kernels.bundles import INF
@@ -33,6 +34,7 @@ class Pace:
 
     own_after = 10
     drawn_least = 10
+    record_every = 300.0  # seconds between records of what the run spent (``due``)
 
     def __init__(self, bounds: list[int], best: int, cpu: float = 0.0,
                  before: tuple[float, int, int] = (0.0, 0, 1),
@@ -45,6 +47,7 @@ class Pace:
         self.classes = self.told_classes = 0  # settled by this run
         self.waiting = self.running = 0
         self.left: dict | None = None
+        self.told_at = time.monotonic()
 
     def update(self, best: int, waiting: int, running: int, cpu: float,
                settled: int = 1) -> str:
@@ -93,8 +96,13 @@ class Pace:
     def spent(self) -> tuple[float, int]:
         """(CPU seconds, classes settled) since the last call: for the checkpoint's record."""
         out = (self.cpu - self.told, self.classes - self.told_classes)
-        self.told, self.told_classes = self.cpu, self.classes
+        self.told, self.told_classes, self.told_at = self.cpu, self.classes, time.monotonic()
         return out
+
+    def due(self) -> bool:
+        """Whether ``record_every`` seconds passed since the last record: a run killed outright
+        (SIGKILL, power) writes nothing at its end, and a long class's CPU would be lost."""
+        return time.monotonic() - self.told_at >= self.record_every
 
 
 class Board:

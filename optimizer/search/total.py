@@ -224,6 +224,10 @@ class TotalSearch(RootSearch):
 
         try:
             while True:
+                if log is not None and pace.due():  # a long class's CPU so far, in case of
+                    pace.finish(self.spent())  # a kill that leaves no last record
+                    self._record_pace(pace, depth)
+                    log.flush()
                 feed()
                 if whole is not None and whole.running:
                     index, value, root = whole.next()
