@@ -200,6 +200,22 @@ def test_an_empty_output_name_is_named(capsys):
     assert status == 2 and one_error_line(err, "'': an empty file name")
 
 
+@pytest.mark.parametrize("command", [["build", SPEC, "--objective", "height", "-o"],
+                                     ["build", SPEC, "--objective", "height", "-o", "t.json",
+                                      "--checkpoint"]])
+@pytest.mark.parametrize("name", ["new/", "old.json/"])
+def test_an_output_name_ending_in_a_slash_is_refused(tmp_path, capsys, monkeypatch, command,
+                                                     name):
+    """Path("x/") is Path("x"): "-o new/" wrote a file named new, "-o old.json/" replaced it;
+    the name means a folder, so nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old.json").write_text("old")
+    status, out, err = run(capsys, *command, name)
+    assert status == 2 and one_error_line(err, f"{name}: ends with '/', a folder's name")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
+    assert (tmp_path / "old.json").read_text() == "old"
+
+
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o444, 0o664])
 def test_the_mode_of_a_replaced_file_is_kept(tmp_path, minimax_tree, mode):
     path = tmp_path / "t.json"
