@@ -838,3 +838,20 @@ def test_a_tree_found_without_a_limit_serves_a_limit_it_fits(tmp_path, capsys):
     assert moo(["checkpoint", "show", str(path)]) == 0
     out = capsys.readouterr().out
     assert "best tree: 73, opening 001; checked by replay (found with another depth limit" in out
+
+
+def test_a_stop_before_the_search_takes_the_checkpoint_s_tree_writes_it(tmp_path, monkeypatch):
+    """A signal while the greedy tree was built (before the search reads the file's best tree)
+    wrote seed 000's tree over the output: Bulls and Cows 28024 where the file held 26424."""
+    from optimizer.search import objectives
+
+    game, ckpt = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    best = replay(build(Request(game, objective="total", checkpoint=str(ckpt)))).total
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(objectives, "total_incumbent", interrupted)
+    tree = build(Request(game, objective="total", checkpoint=str(ckpt)))
+    assert tree.meta["stopped"] and not tree.optimal
+    assert replay(tree).total == best and not replay(tree).defects

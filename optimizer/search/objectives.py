@@ -204,7 +204,7 @@ class Search:
         if out.root is None and out.stopped:  # stopped before the search found a tree
             out = _stopped(step.fallback or first)
         if out.stopped:
-            out = self._stopped_greedy(obj, depth, out)
+            out = self._stopped_checkpoint(obj, depth, self._stopped_greedy(obj, depth, out))
         if out.root is None:
             raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
         meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
@@ -315,6 +315,16 @@ class Search:
             return out
         value, root = total_incumbent(self.game, self.guesses, depth, None, (
             out.value if out.root is not None else None, out.root), self.opening)
+        return out if root is out.root else replace(out, value=value, root=root)
+
+    def _stopped_checkpoint(self, obj: Objective, depth: int, out: Outcome) -> Outcome:
+        """A least-total search stopped before it took the checkpoint's best tree (a signal
+        while the greedy tree was built): that tree when better, so that a stop never writes a
+        worse tree than the file holds (Bulls and Cows: 28024 written over a file's 26424)."""
+        if obj.first != "total" or self.checkpoint is None:
+            return out
+        value, root = self.checkpoint.better_incumbent(
+            "total", depth, out.value if out.root is not None else None, out.root)
         return out if root is out.root else replace(out, value=value, root=root)
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
