@@ -194,6 +194,20 @@ def test_a_height_counting_rules_out_is_not_called_a_search(capsys):
     assert "exhaustive search" not in out
 
 
+@pytest.mark.parametrize("claim, said", [
+    (2, ["  [no]  height 2 is not enough: even height 4 is impossible: exhaustive search "
+         "found no strategy solving every secret in 4",
+         "  [yes] height 1 is impossible: even height 4 is impossible: "]),
+    (4, ["  [no]  height 4 is not enough: exhaustive search found no strategy solving every "
+         "secret in 4",
+         "  [yes] height 3 is impossible: even height 4 is impossible: "])])
+def test_prove_speaks_of_the_height_it_proved(capsys, claim, said):
+    """Below the least height (5), the proof is of height 4: "height 2 is not enough: ... no
+    strategy solving every secret in 4" spoke of a height the line did not name."""
+    status, out = run(capsys, "prove", "battleship:2x4x2", "--height", str(claim), "--quiet")
+    assert status == 1 and all(line in out for line in said), out
+
+
 def test_prove_says_what_its_proof_rests_on(tmp_path, capsys):
     spec = "battleship:2x4x2"
     path = tmp_path / "cp.json"

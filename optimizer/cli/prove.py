@@ -252,9 +252,9 @@ def run(args) -> Exit:
     _judged(result["achievable"],
             lambda: f"height {k} is enough: a tree of height {tree['height']} was built and "
                     f"replayed over every secret (total {tree['total']})",
-            lambda: f"height {k} is not enough: {_how_refuted(result, opt - 1)}")
+            lambda: f"height {k} is not enough: {_why_not(result, k)}")
     _judged(result["lower_impossible"],
-            lambda: f"height {k - 1} is impossible: {_how_refuted(result, k - 1)}",
+            lambda: f"height {k - 1} is impossible: {_why_not(result, k - 1)}",
             lambda: f"height {k - 1} is possible: the optimum is {opt}")
     _search_line(result)
     if tree and tree.get("file"):
@@ -330,6 +330,14 @@ def _judged(holds: bool, yes, no) -> None:
 def _search_line(result: dict) -> None:
     print(f"  search: {result['nodes']} nodes in {result['search_seconds']:.2f} s "
           f"(+ {result['setup_seconds']:.2f} s set-up) on {result['engine']}")
+
+
+def _why_not(result: dict, height: int) -> str:
+    """Why ``height`` (at most the least height less one) is impossible: the proof is of the
+    least height less one, which rules out every lower one."""
+    least = result["optimum"] - 1
+    how = _how_refuted(result, least)
+    return how if height == least else f"even height {least} is impossible: {how}"
 
 
 def _how_refuted(result: dict, height: int) -> str:
