@@ -186,6 +186,17 @@ def test_a_reader_that_goes_away_ends_the_session_with_status_1():
     assert proc.stderr.read() == b""
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_output_closed_early_is_status_141_and_quiet():
+    """The README's status for `moo info GAME | head`: as cat's, 141 (128 + SIGPIPE), and no
+    traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "optimizer", "verify", str(MM_TREE)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # long before the interpreter starts and writes its first line
+    assert proc.wait(timeout=60) == -signal.SIGPIPE  # a shell shows it as 128 + 13 = 141
+    assert proc.stderr.read() == b""
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_ends_the_json_session_with_a_json_line_and_status_3(sig):
