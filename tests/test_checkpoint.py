@@ -855,3 +855,21 @@ def test_a_stop_before_the_search_takes_the_checkpoint_s_tree_writes_it(tmp_path
     tree = build(Request(game, objective="total", checkpoint=str(ckpt)))
     assert tree.meta["stopped"] and not tree.optimal
     assert replay(tree).total == best and not replay(tree).defects
+
+
+def test_show_names_facts_that_contradict_each_other(tmp_path, capsys):
+    """A class said to cost more than the file's own tree opening with it: build and prove
+    refuse the file, and show listed it without a word."""
+    game, ckpt = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    tree = build(Request(game, objective="total", checkpoint=str(ckpt)))
+    assert moo(["checkpoint", "show", str(ckpt)]) == 0 and "DEFECT" not in capsys.readouterr().out
+    data = orjson.loads(ckpt.read_bytes())
+    best = replay(tree).total
+    code = game.format_code(game.first_guess_class(tree.root.guess))
+    data["total"][str(game.n_secrets)]["classes"][code] = {"exact": best + 4}
+    ckpt.write_bytes(orjson.dumps(data))
+    assert moo(["checkpoint", "show", str(ckpt)]) == 1
+    out = capsys.readouterr().out
+    assert (f"  DEFECT: contradiction: the total incumbent within {game.n_secrets} opens "
+            "with ") in out
+    assert f"said to cost at least {best + 4}: a build or proof refuses this file" in out

@@ -1,6 +1,7 @@
 """``moo checkpoint show|merge|verify``: the checkpoint files of long searches.
 
-- ``show FILE``: what the file claims, per objective.
+- ``show FILE``: what the file claims, per objective (status 1 if its facts contradict each
+  other).
 - ``merge A B ... -o C``: the union of the facts of runs on several machines; facts that
   contradict each other are an error (nothing is written). A tree file among them (of the same
   game and guess mode) is a tree found elsewhere, e.g. by ``--first``: it becomes the best tree
@@ -112,6 +113,20 @@ def show(args) -> Exit:
                       f"their mean pace{_slowest(spread, below, cpu / settled)}")
     if not heights and not log.totals:
         print("  no facts yet")
+    return _consistent(log, args.file)
+
+
+def _consistent(log, path: str) -> Exit:
+    """Facts that contradict each other, which a build or proof refuses: said after the facts
+    (which may show the false one), with status 1, as a defect."""
+    from ..formats.checkpoint_io import CheckpointError
+
+    try:
+        log.check()
+    except CheckpointError as exc:
+        print(f"  DEFECT: {exc}: a build or proof refuses this file; `moo checkpoint verify "
+              f"{printable(path)}` re-proves each fact and names the false ones")
+        return Exit.FAILED
     return Exit.FINISHED
 
 
