@@ -474,6 +474,9 @@ def test_breaker_hard_mode_keeps_every_hint(monkeypatch):
 @pytest.mark.parametrize("args,message", [
     (["bulls-cows", "--breaker", "--guesses", "hard"], "bulls-cows:4x10 has no hard mode"),
     (["bulls-cows", "--guesses", "consistent"], "--guesses is the breaker's rule"),
+    (["bulls-cows", "--guesses", "any"], "--guesses is the breaker's rule"),  # was ignored
+    ([str(ROOT / "trees" / "mastermind-4x6.total.any.json"), "--guesses", "any",
+      "--secret", "1234"], "--guesses is the breaker's rule"),
 ])
 def test_breaker_guess_mode_errors(monkeypatch, args, message):
     status, screen = play(monkeypatch, args)

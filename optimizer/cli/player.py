@@ -82,10 +82,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
              "(see the README's play protocol)",
     )
     parser.add_argument(
-        "--guesses", choices=GUESS_MODES, default="any",
-        help="with --breaker, the guesses you may make: any code (any), only codes that fit "
-             "every answer so far (consistent), or words that keep every hint (hard: word "
-             "games' hard mode)",
+        "--guesses", choices=GUESS_MODES, default=None,
+        help="with --breaker, the guesses you may make: any code (any, the default), only "
+             "codes that fit every answer so far (consistent), or words that keep every hint "
+             "(hard: word games' hard mode)",
     )
     parser.add_argument(
         "--seed", type=seed, default=None,
@@ -111,10 +111,11 @@ def _run(args: argparse.Namespace) -> Exit:
         game, tree = load_target(args.target)
         solver = None if tree is None else Solver(tree, args.target)  # checked once
         secret = None if args.secret is None else game.format_code(game.parse_secret(args.secret))
-        if args.guesses != "any":
+        if args.guesses is not None:
             if not args.breaker:
-                raise GameError("--guesses is the breaker's rule: give it with --breaker (a "
-                                "tree's guesses are those it was built with)")
+                raise GameError("--guesses is the breaker's rule: give it with --breaker (the "
+                                "computer guesses as its tree says, or codes that fit every "
+                                "answer when there is no tree)")
             check_guess_mode(game, args.guesses)
         if args.seed is not None and tree is not None and not args.breaker:
             raise GameError("--seed draws the secret (--breaker) or the guesses of a game "
@@ -126,7 +127,7 @@ def _run(args: argparse.Namespace) -> Exit:
     if args.json:
         return _serve_json(lambda: new_session(game, solver, rng))
     if args.breaker:
-        return play_breaker(game, rng, args.guesses)
+        return play_breaker(game, rng, args.guesses or "any")
     session = new_session(game, solver, rng)
     if secret is not None:
         return play_self(session, secret)
