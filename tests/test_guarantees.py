@@ -312,13 +312,19 @@ def test_compare_holds_an_optimality_claim_against_its_table(mm_file, capsys):
                            "--guesses", "any")
     line = next(line for line in out.splitlines() if mm_file.name in line)
     assert "(DEFECTS: optimal: true, but " in line and "against this tree's 26)" in line
-    assert "(optimal)" not in out
+    assert "(optimal)" not in out and status == 1  # a defect found, as verify's
     status, out, err = run(capsys, "compare", "mastermind:2x3", "--trees", folder, "--stored")
     assert "(optimal)" in out and "DEFECTS" not in out  # alone, nothing refutes it
+    assert status == 0
     assert main(["build", "mastermind:2x3", "--objective", "total", "-o",
                  str(mm_file.parent / "exact.json")]) == 0
     status, out, err = run(capsys, "compare", "mastermind:2x3", "--trees", folder, "--stored")
     assert "(DEFECTS: optimal: true, but total `exact.json` (any guesses) has total 21" in out
+    assert status == 1
+    (mm_file.parent / "exact.json").unlink()
+    (mm_file.parent / "folder.json").mkdir()  # a file that cannot be read: said, status 1
+    status, out, err = run(capsys, "compare", "mastermind:2x3", "--trees", folder, "--stored")
+    assert err == "skipped folder.json: it is a folder, not a regular file\n" and status == 1
 
 
 def test_recheck_holds_an_opening_claim(mm_file, tmp_path, capsys):

@@ -142,7 +142,8 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
                 continue  # a long search's checkpoint, not a tree
             tree = tree_from_json(data, printable(path), beside=path.parent)
         except (OSError, TreeError) as exc:
-            problems.append(printable(f"{path.name}: {exc}"))
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            problems.append(printable(f"{path.name}: {why}"))
             continue
         seconds = tree.meta.get("build_seconds")
         seconds = float(seconds) if isinstance(seconds, (int, float)) else None
@@ -372,4 +373,5 @@ def run(args) -> Exit:
     if args.plot:
         write_atomic(Path(args.plot), plot_png(result.rows, f"{game.spec}: guesses per secret"))
         print(f"plot -> {args.plot}")
-    return Exit.FINISHED
+    defective = result.problems or any(row.defects for row in result.rows)
+    return Exit.FAILED if defective else Exit.FINISHED

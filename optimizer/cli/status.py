@@ -11,8 +11,8 @@ class Exit(enum.IntEnum):
     # done: for ``prove``, the claim holds; for ``build``, the search finished; for ``play``,
     # the secret was solved
     FINISHED = 0
-    # ``prove``'s claim is false; ``verify`` or ``checkpoint show|verify`` found a defect; ``play``:
-    # the secret was not solved (given up, end of input, a contradiction)
+    # ``prove``'s claim is false; ``verify``, ``checkpoint show|verify`` or ``compare`` found a
+    # defect; ``play``: the secret was not solved (given up, end of input, a contradiction)
     FAILED = 1
     # bad input (arguments, files), said in one line ``moo: error: ...``
     ERROR = 2
