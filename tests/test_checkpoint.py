@@ -873,3 +873,22 @@ def test_show_names_facts_that_contradict_each_other(tmp_path, capsys):
     assert (f"  DEFECT: contradiction: the total incumbent within {game.n_secrets} opens "
             "with ") in out
     assert f"said to cost at least {best + 4}: a build or proof refuses this file" in out
+
+
+def test_a_deepest_search_stopped_before_it_reads_the_checkpoint_writes_its_tree(
+        tmp_path, monkeypatch):
+    """deepest@4 of Mastermind 3x4 (seed 000's tree is 6 tall) runs a height search first: a
+    stop there ended in an error with the file's deepest@4 tree unused."""
+    from optimizer.search.objectives import Search
+
+    game, ckpt = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    built = build(Request(game, objective="deepest@4", checkpoint=str(ckpt)))
+    assert built.optimal
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Search, "min_height", interrupted)
+    tree = build(Request(game, objective="deepest@4", checkpoint=str(ckpt)))
+    assert tree.meta["stopped"] and not tree.optimal and tree.lower_bound == 0
+    assert replay(tree).histogram == replay(built).histogram and not replay(tree).defects

@@ -203,15 +203,16 @@ def test_an_empty_output_name_is_named(capsys):
 @pytest.mark.parametrize("command", [["build", SPEC, "--objective", "height", "-o"],
                                      ["build", SPEC, "--objective", "height", "-o", "t.json",
                                       "--checkpoint"]])
-@pytest.mark.parametrize("name", ["new/", "old.json/"])
+@pytest.mark.parametrize("name, end", [("new/", "'/'"), ("old.json/", "'/'"),
+                                       ("new/.", "'.'"), ("old.json/.", "'.'")])
 def test_an_output_name_ending_in_a_slash_is_refused(tmp_path, capsys, monkeypatch, command,
-                                                     name):
-    """Path("x/") is Path("x"): "-o new/" wrote a file named new, "-o old.json/" replaced it;
-    the name means a folder, so nothing is written."""
+                                                     name, end):
+    """Path("x/") and Path("x/.") are Path("x"): "-o new/" wrote a file named new, "-o
+    old.json/" replaced it; the name means a folder, so nothing is written."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "old.json").write_text("old")
     status, out, err = run(capsys, *command, name)
-    assert status == 2 and one_error_line(err, f"{name}: ends with '/', a folder's name")
+    assert status == 2 and one_error_line(err, f"{name}: ends with {end}, a folder's name")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
     assert (tmp_path / "old.json").read_text() == "old"
 

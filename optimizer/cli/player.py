@@ -137,8 +137,9 @@ def _run(args: argparse.Namespace) -> Exit:
 def _serve_json(new_session) -> Exit:
     """The line protocol on standard input and output. A stream that is closed (``<&-``,
     ``>&-``) is bad input, said in one line (status 2); a reader that goes away mid-session
-    (a broken pipe) ends it quietly with status 1 (as the terminal player), whatever the
-    disposition of SIGPIPE; a signal ends it with a last JSON object and status 3."""
+    (a broken pipe) ends it quietly with status 1, whatever the disposition of SIGPIPE (the
+    terminal player, as every other command, ends by SIGPIPE: 141); a signal ends it with a
+    last JSON object and status 3."""
     from .protocol import serve
 
     for name, stream in (("input", sys.stdin), ("output", sys.stdout)):

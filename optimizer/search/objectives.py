@@ -249,6 +249,7 @@ class Search:
             if low.stopped:  # a signal or the time limit: the build ends here too
                 if low.root is not None and low.value > depth:
                     low.root = None  # too tall to stand for deepest@K
+                low.lower_bound = 0  # a bound on the height, not on the count at depth K
                 return Step(_stopped(low), meta=step.meta)
             if low.root is None or low.value > depth:
                 if low.optimal:
@@ -318,13 +319,15 @@ class Search:
         return out if root is out.root else replace(out, value=value, root=root)
 
     def _stopped_checkpoint(self, obj: Objective, depth: int, out: Outcome) -> Outcome:
-        """A least-total search stopped before it took the checkpoint's best tree (a signal
-        while the greedy tree was built): that tree when better, so that a stop never writes a
-        worse tree than the file holds (Bulls and Cows: 28024 written over a file's 26424)."""
-        if obj.first != "total" or self.checkpoint is None:
+        """A least-cost search stopped before it took the checkpoint's best tree (a signal
+        while the greedy tree was built, or deepest@K's height search): that tree when better,
+        so that a stop never writes a worse tree than the file holds, or none (Bulls and Cows:
+        28024 written over a file's 26424)."""
+        if obj.first not in ("total", "deepest") or self.checkpoint is None:
             return out
-        value, root = self.checkpoint.better_incumbent(
-            "total", depth, out.value if out.root is not None else None, out.root)
+        upper = None if out.root is None else cost_value(
+            obj.first, depth, replay(Tree(self.game, out.root, "", self.guesses)))
+        value, root = self.checkpoint.better_incumbent(obj.first, depth, upper, out.root)
         return out if root is out.root else replace(out, value=value, root=root)
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:

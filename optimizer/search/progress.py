@@ -101,7 +101,9 @@ class Pace:
 
     def due(self) -> bool:
         """Whether ``record_every`` seconds passed since the last record: a run killed outright
-        (SIGKILL, power) writes nothing at its end, and a long class's CPU would be lost."""
+        (SIGKILL, power) writes nothing at its end, and a long class's CPU would be lost. Asked
+        as each job ends, so that a class by parts keeps its finished jobs' CPU; a class
+        searched whole in one job still loses its own (it counts only once ended)."""
         return time.monotonic() - self.told_at >= self.record_every
 
 
