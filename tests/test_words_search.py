@@ -145,7 +145,9 @@ def test_compare_lists_the_stored_trees_of_its_own_word_lists(tmp_path, capsys):
 def test_a_version_1_tree_naming_word_lists_finds_them_beside_it(tmp_path, monkeypatch):
     """Its lists were looked for in the current folder only: the same file verified in one
     folder and not in another. Now beside the file too, as for checkpoints."""
+    from optimizer.cli.compare import stored_rows
     from optimizer.formats.tree_file import read_tree, tree_to_json
+    from optimizer.games import parse_game
 
     answers, _ = _lists(5, 8, 0)
     folder = tmp_path / "trees"
@@ -158,6 +160,12 @@ def test_a_version_1_tree_naming_word_lists_finds_them_beside_it(tmp_path, monke
     (folder / "t.json").write_bytes(orjson.dumps(data))
     monkeypatch.chdir(tmp_path)  # elsewhere: the list is beside the file
     assert read_tree(folder / "t.json").game.words == sorted(answers)
+    linked = tmp_path / "linked"  # a folder of links to trees kept elsewhere: beside the file
+    linked.mkdir()  # the link names, as read_tree looks (compare looked beside the link)
+    (linked / "t.json").symlink_to(folder / "t.json")
+    assert read_tree(linked / "t.json").game.words == sorted(answers)
+    rows, problems = stored_rows(parse_game("words:a.txt", beside=folder), linked)
+    assert [row.source for row in rows] == ["t.json"] and problems == []
 
 
 def test_trees_of_named_games_stay_version_1():

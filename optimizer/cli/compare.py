@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..formats.files import write_atomic
+from ..formats.files import link_target, write_atomic
 from ..formats.strict_json import loads
 from ..formats.tree_file import tree_from_json
 from ..games import Game, GameError, WordGame, parse_game, word_game
@@ -140,7 +140,7 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
                 continue
             if data.get("format") in (FORMAT, OLD_FORMAT):
                 continue  # a long search's checkpoint, not a tree
-            tree = tree_from_json(data, printable(path), beside=path.parent)
+            tree = tree_from_json(data, printable(path), beside=_folder(path))
         except (OSError, TreeError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             problems.append(printable(f"{path.name}: {why}"))
@@ -153,9 +153,15 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
 
 def _spec_of(text, path: Path) -> str | None:
     try:
-        return parse_game(str(text), beside=path.parent).spec
+        return parse_game(str(text), beside=_folder(path)).spec
     except GameError:
         return None
+
+
+def _folder(path: Path) -> Path:
+    """Where the word lists a tree file names are looked for, as ``read_tree`` looks: beside
+    the file a link points to."""
+    return link_target(path).parent
 
 
 def _same_lists(data: dict, game: Game) -> bool:
