@@ -20,7 +20,7 @@ from .observer import QUIET, Observer
 from .polish import better_tree
 from .request import Request
 from .root import STOPPED_EARLY, Outcome
-from .solver import KERNELS, NodeSolver
+from .solver import KERNELS, LOCAL, NodeSolver
 from .strategies import greedy, height_incumbent, total_incumbent
 from .total import TotalSearch
 
@@ -92,7 +92,7 @@ class Search:
         todo = tuple(k for k in kernels if k not in self._ready)
         if todo:
             self.solver.warm_up(todo, announce=self.observer.shows)
-            self.engine.ready(todo)
+            self.engine.ready(tuple(k for k in todo if k not in LOCAL))
             self._ready.update(todo)
 
     def height_search(self) -> HeightSearch:
@@ -123,7 +123,8 @@ class Search:
         # The height kernels only where something calls them: the rollouts (a tree's fit within
         # a depth limit); loading them for nothing was a tenth of a small game's command.
         rollouts = bool(self.improve) and cost == "total"
-        self.ready(("total",) + ("lookahead",) * bool(self.lookahead) + ("height",) * rollouts)
+        self.ready(("total",) + ("lookahead",) * bool(self.lookahead)
+                   + ("height", "rollout") * rollouts)
         if self.improve:
             upper, incumbent = self._improved(depth, upper, incumbent, cost)
         out = self.total_search(cost, gap).min_total(depth, upper, incumbent)

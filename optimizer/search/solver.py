@@ -42,12 +42,14 @@ from .observer import compiling
 HASH_SEED = 20261122
 # the kernels of each search, as warm_up compiles them: the height search's (with the guess
 # pools every search uses), the least cost's, the lookahead bound's
-KERNELS = ("height", "total", "lookahead")
+KERNELS = ("height", "total", "lookahead", "rollout")
+LOCAL = ("rollout",)  # run by the command itself (--improve), never by a worker's job
 # What each is called while numba compiles it on an empty cache (observer.compiling): the first
 # run would otherwise be silent that long.
 COMPILING = {"height": "the least-height search's kernels",
              "total": "the least-cost search's kernels",
-             "lookahead": "the lookahead bound's kernels"}
+             "lookahead": "the lookahead bound's kernels",
+             "rollout": "the rollouts' kernel"}
 
 
 @dataclass(frozen=True)
@@ -309,6 +311,11 @@ class NodeSolver:
             self.greedy_total(small)  # the rooms of a class's parts (root_class._rooms)
         elif group == "lookahead":
             self.lookahead(small, 3, 2)
+        elif group == "rollout":  # before --improve's seconds start: 3.4 s of its 1 uncached
+            from ..kernels.heuristics import ENTROPY, best_guesses
+
+            _, transposed, _, n_answers = self.game.answer_matrices()
+            best_guesses(transposed, small, small, ENTROPY, 2, n_answers)
 
     # --- whole problems ------------------------------------------------------------------------
     def root(self) -> np.ndarray:
