@@ -463,8 +463,12 @@ def test_verify_re_proves_claims_and_names_false_ones(tmp_path, capsys):
     assert f"1 of 1 claims drawn at random from its {claims} checked" in capsys.readouterr().out
     assert moo(["checkpoint", "verify", str(path), "--seed", "3"]) == 2  # no draw to seed
     assert "--seed is the seed of --sample's draw" in capsys.readouterr().err
-    assert moo(["checkpoint", "show", str(path)]) == 0
-    assert "best tree: 73, opening" in capsys.readouterr().out
+    status = moo(["checkpoint", "show", str(path)])
+    out = capsys.readouterr().out
+    opening = out.split("best tree: 73, opening ")[1].split(";")[0]
+    # the false bound is of the best tree's own class (above its 73): a contradiction, said
+    contradicts = game.first_guess_class(game.parse_code(opening)) == game.parse_code(code)
+    assert status == contradicts and ("DEFECT: contradiction" in out) == contradicts
 
 
 def test_show_states_what_a_gap_goal_leaves_at_its_runs_pace(tmp_path, capsys):
