@@ -896,3 +896,40 @@ def test_a_deepest_search_stopped_before_it_reads_the_checkpoint_writes_its_tree
     tree = build(Request(game, objective="deepest@4", checkpoint=str(ckpt)))
     assert tree.meta["stopped"] and not tree.optimal and tree.lower_bound == 0
     assert replay(tree).histogram == replay(built).histogram and not replay(tree).defects
+
+
+def test_a_deepest_build_stopped_early_takes_a_count_search_s_tree(tmp_path, monkeypatch):
+    """`moo prove --deepest` records only the count search's tree ("deep"): a deepest@K build
+    stopped before reading the file took only "deepest" trees, and ended in an error."""
+    from optimizer.cli.prove import prove_deepest
+    from optimizer.search.objectives import Search
+
+    game, ckpt = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    assert prove_deepest("mastermind:3x4", 4, 0, progress=False, checkpoint=str(ckpt),
+                         workers=1)["finished"]
+    assert sorted(Checkpoint(ckpt, game, "any").totals) == [("deep", 4)]
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Search, "min_height", interrupted)
+    tree = build(Request(game, objective="deepest@4", checkpoint=str(ckpt), workers=1))
+    assert tree.meta["stopped"] and replay(tree).height <= 4 and not replay(tree).defects
+
+
+def test_a_deepest_build_stopped_in_its_height_search_claims_no_height_bound(tmp_path,
+                                                                             monkeypatch):
+    """A height search stopped inside deepest@K's build left its bound on the height (3) as
+    the tree's lower bound on the count at depth K: 'no tree has fewer than 3 secrets at depth
+    5' under a tree with none there, a defect `moo verify` names."""
+    from optimizer.search.height import HeightSearch
+
+    game, ckpt = parse_game("mastermind:3x4"), tmp_path / "c.json"
+    build(Request(game, objective="deepest@5", checkpoint=str(ckpt), workers=1))
+
+    def interrupted(self, classes, depth):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(HeightSearch, "_height_at", interrupted)
+    tree = build(Request(game, objective="deepest@5", checkpoint=str(ckpt), workers=1))
+    assert tree.meta["stopped"] and tree.lower_bound == 0 and not verify(tree).defects

@@ -204,7 +204,8 @@ def test_an_empty_output_name_is_named(capsys):
                                      ["build", SPEC, "--objective", "height", "-o", "t.json",
                                       "--checkpoint"]])
 @pytest.mark.parametrize("name, end", [("new/", "'/'"), ("old.json/", "'/'"),
-                                       ("new/.", "'.'"), ("old.json/.", "'.'")])
+                                       ("new/.", "'.'"), ("old.json/.", "'.'"),
+                                       ("old.json/..", "'..'")])
 def test_an_output_name_ending_in_a_slash_is_refused(tmp_path, capsys, monkeypatch, command,
                                                      name, end):
     """Path("x/") and Path("x/.") are Path("x"): "-o new/" wrote a file named new, "-o

@@ -60,6 +60,7 @@ class Comparison:
     matrix_seconds: float | None  # None: no strategy built (stored trees only)
     compile_seconds: float | None
     problems: list[str]  # stored files that could not be read, made printable
+    broken: list[str] = field(default_factory=list)  # those of them that are this game's
 
 
 # --- rows ----------------------------------------------------------------------------------
@@ -123,8 +124,11 @@ def built_rows(game: Game, guesses: str = "both", seed: int = 0, progress: bool 
     return rows
 
 
-def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]]:
-    """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported."""
+def stored_rows(game: Game, trees_dir: str | Path,
+                broken: list[str] | None = None) -> tuple[list[Row], list[str]]:
+    """Every readable tree file of ``game`` in ``trees_dir``; unreadable ones are reported, and
+    the names of those that are ``game``'s and malformed (a defect, as ``verify`` counts it)
+    also go into ``broken``."""
     # Imported here, not at the top: the player imports this module and must stay light.
     from ..formats.checkpoint_fields import FORMAT, OLD_FORMAT
 
@@ -140,7 +144,12 @@ def stored_rows(game: Game, trees_dir: str | Path) -> tuple[list[Row], list[str]
                 continue
             if data.get("format") in (FORMAT, OLD_FORMAT):
                 continue  # a long search's checkpoint, not a tree
-            tree = tree_from_json(data, printable(path), beside=_folder(path))
+            try:
+                tree = tree_from_json(data, printable(path), beside=_folder(path))
+            except TreeError:
+                if broken is not None:
+                    broken.append(path.name)
+                raise
         except (OSError, TreeError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             problems.append(printable(f"{path.name}: {why}"))
@@ -204,13 +213,14 @@ def compare(game: Game, trees_dir: str | Path | None = "trees", guesses: str = "
         compile_seconds = warm_up(game)
         rows = built_rows(game, guesses, seed, progress)
     problems: list[str] = []
+    broken: list[str] = []
     if trees_dir is not None and Path(trees_dir).is_dir():
-        stored, problems = stored_rows(game, trees_dir)
+        stored, problems = stored_rows(game, trees_dir, broken)
         rows += stored
     _hold_claims(rows)
     rows.sort(key=lambda r: (bool(r.defects), r.total, r.height, r.source != "built", r.name,
                              r.guesses))
-    return Comparison(game, rows, matrix_seconds, compile_seconds, problems)
+    return Comparison(game, rows, matrix_seconds, compile_seconds, problems, broken)
 
 
 # trees of the first mode are trees of the second too: a consistent guess keeps every hint
@@ -379,5 +389,6 @@ def run(args) -> Exit:
     if args.plot:
         write_atomic(Path(args.plot), plot_png(result.rows, f"{game.spec}: guesses per secret"))
         print(f"plot -> {args.plot}")
-    # a file that cannot be read may be any game's: said, but this game's table stands
-    return Exit.FAILED if any(row.defects for row in result.rows) else Exit.FINISHED
+    # a file that cannot be read at all may be any game's: said, but this game's table stands
+    defective = result.broken or any(row.defects for row in result.rows)
+    return Exit.FAILED if defective else Exit.FINISHED

@@ -86,9 +86,9 @@ class Search:
             self.engine.close()
 
     def ready(self, kernels: tuple[str, ...] = KERNELS) -> None:
-        """Compile or load the kernels of these searches (solver.KERNELS) here, then load them on
-        the workers (set-up, not search time), each once; compiling is said on stderr unless the
-        run is quiet."""
+        """Compile or load the kernels of these searches (solver.KERNELS, and solver.LOCAL when
+        named) here, then load the searches' on the workers (set-up, not search time), each
+        once; compiling is said on stderr unless the run is quiet."""
         todo = tuple(k for k in kernels if k not in self._ready)
         if todo:
             self.solver.warm_up(todo, announce=self.observer.shows)
@@ -326,10 +326,19 @@ class Search:
         28024 written over a file's 26424)."""
         if obj.first not in ("total", "deepest") or self.checkpoint is None:
             return out
-        upper = None if out.root is None else cost_value(
-            obj.first, depth, replay(Tree(self.game, out.root, "", self.guesses)))
-        value, root = self.checkpoint.better_incumbent(obj.first, depth, upper, out.root)
-        return out if root is out.root else replace(out, value=value, root=root)
+        value, best = None, out.root
+        if best is not None:
+            value = self._cost(obj.first, depth, best)
+        for cost in (obj.first,) + ("deep",) * (obj.first == "deepest"):  # a count search's
+            _, root = self.checkpoint.better_incumbent(cost, depth, None, None)  # tree too
+            if root is not None:
+                mine = self._cost(obj.first, depth, root)
+                if value is None or mine < value:
+                    value, best = mine, root
+        return out if best is out.root else replace(out, value=value, root=best)
+
+    def _cost(self, cost: str, depth: int, root: Node) -> int:
+        return cost_value(cost, depth, replay(Tree(self.game, root, "", self.guesses)))
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
         """Seed 000's tree (quick for every game), with the counting bound of the objective's

@@ -41,9 +41,10 @@ from .observer import compiling
 
 HASH_SEED = 20261122
 # the kernels of each search, as warm_up compiles them: the height search's (with the guess
-# pools every search uses), the least cost's, the lookahead bound's
-KERNELS = ("height", "total", "lookahead", "rollout")
-LOCAL = ("rollout",)  # run by the command itself (--improve), never by a worker's job
+# pools every search uses), the least cost's, the lookahead bound's; and the rollouts' (LOCAL)
+KERNELS = ("height", "total", "lookahead")
+LOCAL = ("rollout",)  # run by the command itself (--improve), never by a worker's job: warmed
+# only when asked for by name, never by default
 # What each is called while numba compiles it on an empty cache (observer.compiling): the first
 # run would otherwise be silent that long.
 COMPILING = {"height": "the least-height search's kernels",
@@ -292,7 +293,7 @@ class NodeSolver:
         self.run = saved._replace(opts=0)
         small = self.all_codes[:min(3, self.game.n_secrets)]  # fewer in a game of fewer
         try:
-            for group in (k for k in KERNELS if k in kernels):
+            for group in (k for k in KERNELS + LOCAL if k in kernels):
                 with compiling(COMPILING[group], announce):
                     self._warm(group, small)
         finally:
