@@ -229,7 +229,7 @@ class Search:
         try:
             if obj.tie == "deepest":
                 return step.then(self._deepest(out.value, out.root, out.value))
-            start = _total_of(self.game, self.guesses, out.root), out.root
+            start = self._cost("total", out.value, out.root), out.root
             total = self.min_total(out.value, *self.total_start(out.value, start),
                                    gap=self.gap)
             meta = {"total_search": total.effort()}
@@ -338,6 +338,7 @@ class Search:
         return out if best is out.root else replace(out, value=value, root=best)
 
     def _cost(self, cost: str, depth: int, root: Node) -> int:
+        """What a least-cost search of ``cost`` within ``depth`` counts for the tree ``root``."""
         return cost_value(cost, depth, replay(Tree(self.game, root, "", self.guesses)))
 
     def _first_consistent(self, obj: Objective, depth: int) -> Outcome:
@@ -401,10 +402,6 @@ def _stopped(out: Outcome) -> Outcome:
     if STOPPED_EARLY not in out.notes:
         out.notes.append(STOPPED_EARLY)
     return out
-
-
-def _total_of(game, guesses: str, root: Node) -> int:
-    return replay(Tree(game=game, root=root, objective="", guesses=guesses)).total
 
 
 def _plain(cost: str, value: int | None):
