@@ -7,7 +7,6 @@ from __future__ import annotations
 import errno
 import gc
 import os
-import re
 import secrets
 import stat
 import threading
@@ -63,7 +62,7 @@ def check_output(path: str | Path) -> Path:
     Every command checks its output files (``-o``, ``--checkpoint``, ``--plot``) with this."""
     if not str(path).strip():  # Path("") is ".", the current folder
         raise OutputError(f"{str(path)!r}: an empty file name: name the file to write")
-    last = re.split(r"[\\/]" if os.altsep else "/", str(path))[-1]
+    last = os.path.basename(str(path))  # both separators where there are two
     if last in ("", ".", ".."):  # a folder's name, which Path() and realpath() would drop
         raise OutputError(f"{printable(path)}: ends with {last or str(path)[-1]!r}, a folder's "
                           "name: name the file to write")

@@ -101,10 +101,7 @@ class TotalSearch(RootSearch):
             out.notes.append(STOPPED_EARLY)
         finally:
             bar.close()
-            pace.finish(self.spent())
-            self._record_pace(pace, depth)
-            if log is not None:
-                log.flush()
+            self._record_now(pace, depth)
         out.nodes = self.nodes - counted
         out.seconds = time.monotonic() - start
         out.taken, out.parts_taken = self._still_taken(depth), len(self.parts_taken)
@@ -224,10 +221,8 @@ class TotalSearch(RootSearch):
 
         try:
             while True:
-                if log is not None and pace.due():  # a long class's CPU so far, in case of
-                    pace.finish(self.spent())  # a kill that leaves no last record
-                    self._record_pace(pace, depth)
-                    log.flush()
+                if log is not None and pace.due():  # a kill leaves no last record
+                    self._record_now(pace, depth)
                 feed()
                 if whole is not None and whole.running:
                     index, value, root = whole.next()
@@ -269,6 +264,14 @@ class TotalSearch(RootSearch):
         if self.checkpoint is not None and out.root is not None and skipped:
             self.checkpoint.drop_classes_parts(self.cost, depth, {
                 classes[i][1] for i in skipped if classes[i][0] >= best})
+
+    def _record_now(self, pace: Pace, depth: int) -> None:
+        """The CPU of the run's finished jobs, recorded and written: at its end, and every
+        ``Pace.record_every`` seconds."""
+        pace.finish(self.spent())
+        self._record_pace(pace, depth)
+        if self.checkpoint is not None:
+            self.checkpoint.flush()
 
     def _record_pace(self, pace: Pace, depth: int) -> None:
         """What the run spent since the last record, and the estimate, into the checkpoint. A
