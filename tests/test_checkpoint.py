@@ -933,3 +933,33 @@ def test_a_deepest_build_stopped_in_its_height_search_claims_no_height_bound(tmp
     monkeypatch.setattr(HeightSearch, "_height_at", interrupted)
     tree = build(Request(game, objective="deepest@5", checkpoint=str(ckpt), workers=1))
     assert tree.meta["stopped"] and tree.lower_bound == 0 and not verify(tree).defects
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_a_deepest_build_stopped_after_its_height_was_proven_keeps_what_was(tmp_path,
+                                                                            monkeypatch, depth):
+    """Mastermind 3x4 needs 4 guesses. A height search stopped once it had refuted 3: under
+    deepest@4 every tree has a secret at depth 4 (the count is at least 1, not 0), and deepest@3
+    has no tree at all, which is a proof, not a stop."""
+    game, ckpt = parse_game("mastermind:3x4"), str(tmp_path / "c.json")
+    build(Request(game, objective="deepest@4", checkpoint=ckpt, workers=1))  # a tree on file
+    from optimizer.search.height import HeightSearch
+    from optimizer.search.objectives import Search
+
+    real = HeightSearch._height_at
+
+    def stopped_at_four(self, classes, at):
+        if at >= 4:
+            raise KeyboardInterrupt
+        return real(self, classes, at)
+
+    monkeypatch.setattr(HeightSearch, "_height_at", stopped_at_four)
+    monkeypatch.setattr(Search, "_height_start", lambda self: (None, None))  # no greedy tree
+    request = Request(game, objective=f"deepest@{depth}", checkpoint=ckpt, workers=1)
+    if depth == 3:
+        with pytest.raises(ValueError, match="no tree of height 3 or less exists") as error:
+            build(request)
+        assert "stopped" not in str(error.value)
+        return
+    tree = build(request)
+    assert tree.meta["stopped"] and tree.lower_bound == 1 and not verify(tree).defects

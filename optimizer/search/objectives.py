@@ -3,7 +3,7 @@ total, their combinations, depth limits) and one run's solver, engine, checkpoin
 (``Search``), whose ``build`` returns the objective's tree, replayed once and checked
 (``build.checked``) so that a search bug is never written as a result. Each step of an objective
 returns what it found (a ``Step``), and ``build`` combines them; the greedy trees the searches
-start from are in ``strategies.py``.
+start from are in ``strategies.py``, and what a stopped build writes in ``stopped.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .polish import better_tree
 from .request import Request
 from .root import STOPPED_EARLY, Outcome
 from .solver import KERNELS, LOCAL, NodeSolver
+from .stopped import best_in_hand
 from .strategies import greedy, height_incumbent, total_incumbent
 from .total import TotalSearch
 
@@ -203,9 +204,10 @@ class Search:
         self.observer.finished()
         out = step.out
         if out.root is None and out.stopped:  # stopped before the search found a tree
-            out = _stopped(step.fallback or first)
+            held = step.fallback or first  # a bound on the same component: the better one
+            out = _stopped(replace(held, lower_bound=max(held.lower_bound, out.lower_bound)))
         if out.stopped:
-            out = self._stopped_checkpoint(obj, depth, self._stopped_greedy(obj, depth, out))
+            out = best_in_hand(self, obj, depth, out)
         if out.root is None:
             raise ValueError(f"{self.game.spec}: {'; '.join(out.notes) or 'no tree found'}")
         meta: dict = {"program": "moo-optimizer", "guesses": self.guesses}
@@ -229,7 +231,7 @@ class Search:
         try:
             if obj.tie == "deepest":
                 return step.then(self._deepest(out.value, out.root, out.value))
-            start = self._cost("total", out.value, out.root), out.root
+            start = self.cost_of("total", out.value, out.root), out.root
             total = self.min_total(out.value, *self.total_start(out.value, start),
                                    gap=self.gap)
             meta = {"total_search": total.effort()}
@@ -247,14 +249,15 @@ class Search:
         if start is None:
             low = self.min_height(self._height_start())
             step = Step(low, meta={"height_search": low.effort()})
-            if low.stopped:  # a signal or the time limit: the build ends here too
+            if low.stopped and low.lower_bound <= depth:  # a signal or the time limit
                 if low.root is not None and low.value > depth:
                     low.root = None  # too tall to stand for deepest@K
-                low.lower_bound = 0  # a bound on the height, not on the count at depth K
+                # the bound is on the height: a least height of K puts a secret at depth K
+                low.lower_bound = int(low.lower_bound == depth)
                 return Step(_stopped(low), meta=step.meta)
             if low.root is None or low.value > depth:
-                if low.optimal:
-                    low.notes.append(f"no tree of height {depth} or less exists")
+                if low.lower_bound > depth:  # proven, stopped or not
+                    low.stopped, low.notes = False, [f"no tree of height {depth} or less exists"]
                 low.root = None
                 return step
             start = low.root
@@ -308,36 +311,7 @@ class Search:
         return total_incumbent(self.game, self.guesses, depth, self.deadline, start,
                                self.opening)
 
-    def _stopped_greedy(self, obj: Objective, depth: int, out: Outcome) -> Outcome:
-        """A stopped least-total search of the whole game as one job, which builds no greedy
-        tree (total_start): the better of its tree and a greedy one, so that a stop never writes
-        a worse tree than `--strategy` builds in a second (first-consistent's 7441 against
-        entropy's 4935 on Battleship 4x5x3)."""
-        if obj.first != "total" or not self.total_search(gap=self.gap).whole_game():
-            return out
-        value, root = total_incumbent(self.game, self.guesses, depth, None, (
-            out.value if out.root is not None else None, out.root), self.opening)
-        return out if root is out.root else replace(out, value=value, root=root)
-
-    def _stopped_checkpoint(self, obj: Objective, depth: int, out: Outcome) -> Outcome:
-        """A least-cost search stopped before it took the checkpoint's best tree (a signal
-        while the greedy tree was built, or deepest@K's height search): that tree when better,
-        so that a stop never writes a worse tree than the file holds, or none (Bulls and Cows:
-        28024 written over a file's 26424)."""
-        if obj.first not in ("total", "deepest") or self.checkpoint is None:
-            return out
-        value, best = None, out.root
-        if best is not None:
-            value = self._cost(obj.first, depth, best)
-        for cost in (obj.first,) + ("deep",) * (obj.first == "deepest"):  # a count search's
-            _, root = self.checkpoint.better_incumbent(cost, depth, None, None)  # tree too
-            if root is not None:
-                mine = self._cost(obj.first, depth, root)
-                if value is None or mine < value:
-                    value, best = mine, root
-        return out if best is out.root else replace(out, value=value, root=best)
-
-    def _cost(self, cost: str, depth: int, root: Node) -> int:
+    def cost_of(self, cost: str, depth: int, root: Node) -> int:
         """What a least-cost search of ``cost`` within ``depth`` counts for the tree ``root``."""
         return cost_value(cost, depth, replay(Tree(self.game, root, "", self.guesses)))
 
